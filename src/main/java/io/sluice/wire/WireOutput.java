@@ -1,0 +1,161 @@
+package io.sluice.wire;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.UUID;
+
+/**
+ * A growable big-endian output buffer that commands write their fields into. Meant to be reused: a
+ * connection keeps one, {@link #clear()}s it, encodes a batch of frames and writes {@link #buffer()} to the
+ * socket in one call. Not thread-safe.
+ */
+public final class WireOutput {
+    private ByteBuffer buf;
+
+    /** Creates an output with a 4 KiB initial capacity. */
+    public WireOutput() {
+        this(4096);
+    }
+
+    /**
+     * @param initialCapacity bytes to allocate up front
+     */
+    public WireOutput(int initialCapacity) {
+        this.buf = ByteBuffer.allocate(Math.max(16, initialCapacity));
+    }
+
+    /** Forgets everything written; keeps the capacity. */
+    public void clear() {
+        buf.clear();
+    }
+
+    /** Moves the write position back to {@code position}, dropping what was written after it. */
+    public void reset(int position) {
+        buf.position(position);
+    }
+
+    /** @return the number of bytes written since the last {@link #clear()} */
+    public int position() {
+        return buf.position();
+    }
+
+    /**
+     * @return a read-only view of the bytes written so far (position 0, limit = bytes written); valid until the
+     *     next write or clear
+     */
+    public ByteBuffer buffer() {
+        return buf.asReadOnlyBuffer().flip();
+    }
+
+    /** @return a copy of the bytes written so far */
+    public byte[] toByteArray() {
+        byte[] out = new byte[buf.position()];
+        buf.get(0, out);
+        return out;
+    }
+
+    /** @return the backing array (bytes 0 to {@link #position()} are valid) */
+    public byte[] array() {
+        return buf.array();
+    }
+
+    /** Makes room for {@code n} more bytes. */
+    public void ensure(int n) {
+        if (buf.remaining() < n) {
+            long needed = (long) buf.position() + n;
+            long grown = Math.max(needed, (long) buf.capacity() * 2);
+            if (needed > Integer.MAX_VALUE - 16) {
+                throw new IllegalArgumentException("wire output cannot grow beyond 2 GiB (asked for " + needed + " bytes)");
+            }
+            ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(grown, Integer.MAX_VALUE - 16));
+            buf.flip();
+            bigger.put(buf);
+            buf = bigger;
+        }
+    }
+
+    /** Writes one byte. */
+    public void writeByte(int v) {
+        ensure(1);
+        buf.put((byte) v);
+    }
+
+    /** Writes a boolean as one byte, 1 or 0. */
+    public void writeBoolean(boolean v) {
+        ensure(1);
+        buf.put(v ? (byte) 1 : (byte) 0);
+    }
+
+    /** Writes a big-endian int32. */
+    public void writeInt(int v) {
+        ensure(Integer.BYTES);
+        buf.putInt(v);
+    }
+
+    /** Overwrites the int32 at {@code index} (used to patch a length written before the body). */
+    public void putInt(int index, int v) {
+        buf.putInt(index, v);
+    }
+
+    /** Writes a big-endian int64. */
+    public void writeLong(long v) {
+        ensure(Long.BYTES);
+        buf.putLong(v);
+    }
+
+    /** Writes a UUID as most- then least-significant int64. */
+    public void writeUuid(UUID v) {
+        ensure(2 * Long.BYTES);
+        buf.putLong(v.getMostSignificantBits());
+        buf.putLong(v.getLeastSignificantBits());
+    }
+
+    /**
+     * Writes a string as {@code DataOutput.writeUTF} does; {@code null} is written as the empty string, as
+     * Pravega does for tokens and stack traces.
+     *
+     * @throws IllegalArgumentException if the encoded string is longer than 65535 bytes
+     */
+    public void writeUtf(String s) {
+        String v = s == null ? "" : s;
+        int len = ModifiedUtf8.encodedLength(v);
+        if (len > ModifiedUtf8.MAX_ENCODED_LENGTH) {
+            throw new IllegalArgumentException("string of " + len + " bytes is too long for the wire (max 65535): "
+                    + v.substring(0, Math.min(40, v.length())) + "...");
+        }
+        ensure(2 + len);
+        buf.putShort((short) len);
+        ModifiedUtf8.encode(v, buf);
+    }
+
+    /** Writes the remaining bytes of {@code src} without a length (does not move {@code src}'s position). */
+    public void writeBytes(ByteBuffer src) {
+        int n = src.remaining();
+        ensure(n);
+        buf.put(buf.position(), src, src.position(), n);
+        buf.position(buf.position() + n);
+    }
+
+    /** Writes {@code len} bytes of {@code src} starting at {@code off}. */
+    public void writeBytes(byte[] src, int off, int len) {
+        ensure(len);
+        buf.put(src, off, len);
+    }
+
+    /** Writes an int32 length and then the remaining bytes of {@code src}. */
+    public void writeBlob(ByteBuffer src) {
+        int n = src.remaining();
+        ensure(Integer.BYTES + n);
+        buf.putInt(n);
+        buf.put(buf.position(), src, src.position(), n);
+        buf.position(buf.position() + n);
+    }
+
+    /** Writes {@code n} zero bytes. */
+    public void writeZeros(int n) {
+        ensure(n);
+        int end = buf.position() + n;
+        Arrays.fill(buf.array(), buf.arrayOffset() + buf.position(), buf.arrayOffset() + end, (byte) 0);
+        buf.position(end);
+    }
+}
