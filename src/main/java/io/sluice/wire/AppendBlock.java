@@ -12,7 +12,7 @@ import java.util.UUID;
  * writerId UUID | block data (the rest of the frame: length − 16 bytes)
  * </pre>
  * The block data is a sequence of nested {@link Event} frames, optionally ended by one {@link Padding} or
- * {@link PartialEvent} frame. {@link AppendBlocks} parses and reassembles it; the server never parses the
+ * {@link PartialEvent} frame. {@link AppendStreamDecoder} reassembles it; the server never parses the
  * event framing, it appends the bytes as they are.
  *
  * @param writerId the writer whose block this is

@@ -142,7 +142,7 @@ public final class WireInput {
         return count;
     }
 
-    /** @return skips {@code n} bytes */
+    /** Skips {@code n} bytes. */
     public void skip(int n, String field) {
         need(n, field);
         buf.position(buf.position() + n);
