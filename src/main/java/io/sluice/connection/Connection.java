@@ -1,0 +1,60 @@
+package io.sluice.connection;
+
+import java.nio.ByteBuffer;
+
+import io.sluice.common.Endpoint;
+import io.sluice.wire.WireCommand;
+
+/**
+ * One open connection to a segment store, shared by many {@link Flow flows}. Thread-safe: any thread may open
+ * flows and send. Sends are queued for the connection's writer thread and return without waiting for the socket.
+ */
+public interface Connection extends AutoCloseable {
+
+    /** @return the segment store this connection is to */
+    Endpoint endpoint();
+
+    /** @return the wire version both sides speak: {@code min(17, server's highVersion)} */
+    int negotiatedVersion();
+
+    /**
+     * Registers a new flow: replies carrying its id in the high 32 bits of their request id go to its queue.
+     *
+     * @return the flow; close it when done
+     * @throws io.sluice.errors.ConnectionFailedException if the connection is closed
+     */
+    Flow openFlow();
+
+    /** @return the number of flows open on this connection */
+    int flowCount();
+
+    /**
+     * Queues a command for the writer thread. Commands from one thread are written in the order they were sent.
+     * Blocks only while the write queue is full (up to the configured send timeout).
+     *
+     * @throws io.sluice.errors.ConnectionFailedException if the connection is closed or the queue stays full
+     */
+    void send(WireCommand command);
+
+    /**
+     * Queues bytes that already hold whole frames (e.g. an append block encoded by a segment writer). The buffer's
+     * remaining bytes are written as they are; the caller must not change them afterwards.
+     *
+     * @throws io.sluice.errors.ConnectionFailedException if the connection is closed or the queue stays full
+     */
+    void sendFrames(ByteBuffer frames);
+
+    /** @return true until the connection fails or is closed */
+    boolean isOpen();
+
+    /**
+     * Fails the connection: closes the socket and wakes every flow with a retriable failure. Idempotent.
+     *
+     * @param reason why, for the log and for the flows' exceptions
+     */
+    void fail(String reason);
+
+    /** Closes the connection; flows still open are woken as by {@link #fail}. Idempotent. */
+    @Override
+    void close();
+}

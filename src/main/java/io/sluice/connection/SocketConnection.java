@@ -1,0 +1,367 @@
+package io.sluice.connection;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.sluice.common.Deadline;
+import io.sluice.common.Endpoint;
+import io.sluice.common.Threads;
+import io.sluice.errors.ConnectionFailedException;
+import io.sluice.errors.IncompatibleServerException;
+import io.sluice.errors.ProtocolException;
+import io.sluice.errors.StreamingInterruptedException;
+import io.sluice.wire.FrameCodec;
+import io.sluice.wire.Hello;
+import io.sluice.wire.InvalidWireCommandException;
+import io.sluice.wire.KeepAlive;
+import io.sluice.wire.Reply;
+import io.sluice.wire.WireCommand;
+import io.sluice.wire.WireCommandType;
+import io.sluice.wire.WireOutput;
+import io.sluice.wire.WireProtocol;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A connection over a connected {@link Socket} (plain or TLS). Three virtual threads serve it:
+ * <ul>
+ *   <li>the <b>reader</b> decodes frames (checking each header before it allocates the payload) and routes every
+ *       reply to its flow's queue, never blocking on a flow;</li>
+ *   <li>the <b>writer</b> takes queued commands, encodes everything that has queued meanwhile into one buffer and
+ *       writes it with one socket write — so senders never hold a lock while doing I/O;</li>
+ *   <li>the <b>keep-alive</b> check: a connection that received nothing for an interval sends a KeepAlive, and one
+ *       that still received nothing by the next check is declared dead.</li>
+ * </ul>
+ * When the connection ends for any reason, every open flow is woken at once with the reason.
+ */
+final class SocketConnection implements Connection {
+    private static final Logger LOG = LoggerFactory.getLogger(SocketConnection.class);
+    /** Pre-encoded buffers above this size are written directly instead of being copied into the batch. */
+    private static final int DIRECT_WRITE_THRESHOLD = 64 * 1024;
+    /** The writer's batch buffer shrinks back after a burst made it bigger than this. */
+    private static final int MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
+    private static final Object CLOSE_SIGNAL = new Object();
+
+    private final Socket socket;
+    private final Endpoint endpoint;
+    private final ConnectionConfig config;
+    private final ConcurrentHashMap<Integer, Flow> flows = new ConcurrentHashMap<>();
+    private final BlockingQueue<Object> outbound;
+    private final CompletableFuture<Hello> serverHello = new CompletableFuture<>();
+    private final AtomicReference<Delivery.Dropped> ended = new AtomicReference<>();
+    private final InputStream in;
+    private final OutputStream out;
+    private volatile long lastReceivedNanos = System.nanoTime();
+    private volatile int negotiatedVersion = WireProtocol.WIRE_VERSION;
+    private Thread keepAliveThread;
+
+    private SocketConnection(Socket socket, Endpoint endpoint, ConnectionConfig config) throws IOException {
+        this.socket = socket;
+        this.endpoint = endpoint;
+        this.config = config;
+        this.outbound = new ArrayBlockingQueue<>(config.writeQueueCapacity());
+        this.in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+        this.out = socket.getOutputStream();
+    }
+
+    /**
+     * Starts the connection's threads on a connected socket and exchanges Hello.
+     *
+     * @throws ConnectionFailedException if the server does not answer Hello in time or the connection drops
+     * @throws IncompatibleServerException if the versions do not overlap
+     */
+    static SocketConnection open(Socket socket, Endpoint endpoint, ConnectionConfig config, Deadline deadline) {
+        SocketConnection c;
+        try {
+            c = new SocketConnection(socket, endpoint, config);
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new ConnectionFailedException("cannot use the socket to segment store " + endpoint + ": " + e.getMessage(), e);
+        }
+        Threads.startVirtual("sluice-reader-" + endpoint, c::readLoop);
+        Threads.startVirtual("sluice-writer-" + endpoint, c::writeLoop);
+        c.send(Hello.current());
+        c.awaitHello(deadline);
+        c.keepAliveThread = Threads.startVirtual("sluice-keepalive-" + endpoint, c::keepAliveLoop);
+        return c;
+    }
+
+    private void awaitHello(Deadline deadline) {
+        Hello hello;
+        try {
+            hello = serverHello.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            fail("the segment store did not answer Hello in time");
+            throw new ConnectionFailedException("segment store " + endpoint + " did not answer Hello before the deadline");
+        } catch (InterruptedException e) {
+            fail("interrupted while opening");
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while connecting to " + endpoint, e);
+        } catch (ExecutionException e) {
+            throw ended.get() != null ? ended.get().toException()
+                    : new ConnectionFailedException("connection to " + endpoint + " failed", e.getCause());
+        }
+        if (hello.lowVersion() > WireProtocol.WIRE_VERSION || hello.highVersion() < WireProtocol.OLDEST_COMPATIBLE_VERSION) {
+            IncompatibleServerException e = new IncompatibleServerException("segment store " + endpoint
+                    + " speaks wire versions " + hello.lowVersion() + ".." + hello.highVersion() + ", this client "
+                    + WireProtocol.OLDEST_COMPATIBLE_VERSION + ".." + WireProtocol.WIRE_VERSION);
+            end("incompatible protocol versions", e);
+            throw e;
+        }
+        negotiatedVersion = Math.min(WireProtocol.WIRE_VERSION, hello.highVersion());
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public int negotiatedVersion() {
+        return negotiatedVersion;
+    }
+
+    @Override
+    public Flow openFlow() {
+        requireOpen();
+        Flow flow = new Flow(this);
+        flows.put(flow.id(), flow);
+        Delivery.Dropped gone = ended.get();
+        if (gone != null) {
+            // ended between the check and the registration: make sure this flow hears about it
+            flows.remove(flow.id());
+            flow.drop(gone);
+        }
+        return flow;
+    }
+
+    void unregister(Flow flow) {
+        flows.remove(flow.id(), flow);
+    }
+
+    @Override
+    public int flowCount() {
+        return flows.size();
+    }
+
+    @Override
+    public void send(WireCommand command) {
+        enqueue(command);
+    }
+
+    @Override
+    public void sendFrames(ByteBuffer frames) {
+        enqueue(frames.slice());
+    }
+
+    private void enqueue(Object item) {
+        requireOpen();
+        boolean queued;
+        try {
+            queued = outbound.offer(item, config.sendTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while sending to " + endpoint, e);
+        }
+        if (!queued) {
+            fail("the write queue stayed full for " + config.sendTimeout().toMillis() + " ms");
+        }
+        requireOpen();
+    }
+
+    private void requireOpen() {
+        Delivery.Dropped gone = ended.get();
+        if (gone != null) {
+            throw gone.toException();
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return ended.get() == null;
+    }
+
+    @Override
+    public void fail(String reason) {
+        end(reason, null);
+    }
+
+    @Override
+    public void close() {
+        if (ended.get() == null) {
+            LOG.debug("closing connection to {}", endpoint);
+        }
+        end("connection to " + endpoint + " was closed", null);
+    }
+
+    /** Ends the connection once: closes the socket, wakes every flow, stops the threads. */
+    private void end(String reason, Throwable cause) {
+        Delivery.Dropped why = new Delivery.Dropped(reason.contains(endpoint.toString()) ? reason
+                : "connection to segment store " + endpoint + " ended: " + reason, cause);
+        if (!ended.compareAndSet(null, why)) {
+            return;
+        }
+        if (cause != null || !reason.endsWith("was closed")) {
+            LOG.info("{}", why.reason(), cause instanceof ProtocolException ? cause : null);
+        }
+        closeQuietly(socket);
+        serverHello.completeExceptionally(why.toException());
+        for (Flow f : flows.values()) {
+            f.drop(why);
+        }
+        flows.clear();
+        outbound.clear();
+        outbound.offer(CLOSE_SIGNAL);
+        Thread ka = keepAliveThread;
+        if (ka != null) {
+            ka.interrupt();
+        }
+    }
+
+    private void readLoop() {
+        DataInputStream data = new DataInputStream(in);
+        try {
+            while (true) {
+                int type = data.readInt();
+                int length = data.readInt();
+                WireCommandType t = FrameCodec.checkHeader(type, length);
+                byte[] payload = new byte[length];
+                data.readFully(payload);
+                lastReceivedNanos = System.nanoTime();
+                WireCommand command = FrameCodec.decodePayload(t, ByteBuffer.wrap(payload));
+                route(command);
+            }
+        } catch (EOFException e) {
+            end("the segment store closed the connection", null);
+        } catch (IOException e) {
+            end(ended.get() != null ? "closed" : "read failed: " + e.getMessage(), e);
+        } catch (InvalidWireCommandException e) {
+            end("malformed frame from the segment store: " + e.getMessage(),
+                    new ProtocolException("malformed frame from segment store " + endpoint + ": " + e.getMessage(), e));
+        } catch (ProtocolException e) {
+            end(e.getMessage(), e);
+        } catch (RuntimeException e) {
+            end("reader failed: " + e, e);
+        }
+    }
+
+    private void route(WireCommand command) {
+        switch (command) {
+            case Hello h -> {
+                if (!serverHello.complete(h)) {
+                    LOG.debug("{} sent another Hello {}", endpoint, h);
+                }
+            }
+            case KeepAlive k -> {
+                // lastReceivedNanos is already updated: that is all a KeepAlive is for
+            }
+            case Reply reply -> {
+                Flow flow = flows.get(Flow.flowIdOf(reply.requestId()));
+                if (flow != null) {
+                    flow.deliver(reply);
+                } else {
+                    LOG.debug("dropping reply for no open flow from {}: {}", endpoint, reply);
+                }
+            }
+            default -> throw new ProtocolException("segment store " + endpoint + " sent a request: " + command.type());
+        }
+    }
+
+    private void writeLoop() {
+        WireOutput buf = new WireOutput(64 * 1024);
+        List<Object> batch = new ArrayList<>();
+        try {
+            while (true) {
+                batch.add(outbound.take());
+                outbound.drainTo(batch, 1023);
+                buf.clear();
+                for (Object item : batch) {
+                    if (item == CLOSE_SIGNAL) {
+                        return;
+                    }
+                    if (item instanceof ByteBuffer b && b.remaining() > DIRECT_WRITE_THRESHOLD && b.hasArray()) {
+                        flush(buf);
+                        out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+                    } else if (item instanceof ByteBuffer b) {
+                        buf.writeBytes(b);
+                    } else {
+                        FrameCodec.encode((WireCommand) item, buf);
+                    }
+                }
+                batch.clear();
+                flush(buf);
+                out.flush();
+                if (buf.array().length > MAX_RETAINED_BUFFER) {
+                    buf = new WireOutput(64 * 1024);
+                }
+            }
+        } catch (InterruptedException e) {
+            end("writer interrupted", e);
+        } catch (IOException e) {
+            end(ended.get() != null ? "closed" : "write failed: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            end("writer failed: " + e, e);
+        }
+    }
+
+    private void flush(WireOutput buf) throws IOException {
+        if (buf.position() > 0) {
+            out.write(buf.array(), 0, buf.position());
+            buf.clear();
+        }
+    }
+
+    private void keepAliveLoop() {
+        boolean outstanding = false;
+        long lastCheck = System.nanoTime();
+        try {
+            Thread.sleep(config.keepAliveInitialDelay());
+            while (isOpen()) {
+                if (lastReceivedNanos - lastCheck > 0) {
+                    outstanding = false;
+                } else if (outstanding) {
+                    fail("no reply to KeepAlive within " + config.keepAliveInterval().toMillis() + " ms: the peer is gone");
+                    return;
+                } else {
+                    send(new KeepAlive());
+                    outstanding = true;
+                }
+                lastCheck = System.nanoTime();
+                Thread.sleep(config.keepAliveInterval());
+            }
+        } catch (InterruptedException e) {
+            // the connection ended
+        } catch (ConnectionFailedException e) {
+            // the connection ended while we were sending
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            LOG.debug("error closing socket", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SocketConnection[" + endpoint + ", flows=" + flows.size() + (isOpen() ? "" : ", ended") + "]";
+    }
+}

@@ -1,0 +1,324 @@
+package io.sluice.connection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.common.Deadline;
+import io.sluice.errors.ConnectionFailedException;
+import io.sluice.errors.DeadlineExceededException;
+import io.sluice.errors.IncompatibleServerException;
+import io.sluice.wire.GetStreamSegmentInfo;
+import io.sluice.wire.Hello;
+import io.sluice.wire.KeepAlive;
+import io.sluice.wire.Reply;
+import io.sluice.wire.StreamSegmentInfo;
+import io.sluice.wire.WireCommand;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Connection mechanics against scripted servers on loopback. */
+@Timeout(30)
+class ConnectionTest {
+    private static final Deadline LONG = Deadline.after(Duration.ofSeconds(20));
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T c) {
+        closeables.add(c);
+        return c;
+    }
+
+    private static StreamSegmentInfo infoFor(GetStreamSegmentInfo g) {
+        return new StreamSegmentInfo(g.requestId(), g.segmentName(), true, false, false, 0, g.segmentName().length(), 0);
+    }
+
+    /** A server that answers every GetStreamSegmentInfo at once. */
+    private FakeSegmentStore answeringStore() throws IOException {
+        return track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo g) {
+                peer.send(infoFor(g));
+            } else if (request instanceof KeepAlive k) {
+                peer.send(k);
+            }
+        }));
+    }
+
+    @Test
+    void helloIsExchangedAndVersionsNegotiated() throws IOException {
+        FakeSegmentStore store = track(new FakeSegmentStore(new Hello(16, 5), (r, p) -> { }));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), LONG));
+        assertThat(c.isOpen()).isTrue();
+        assertThat(c.negotiatedVersion()).isEqualTo(16);
+        assertThat(c.endpoint()).isEqualTo(store.endpoint());
+    }
+
+    @Test
+    void incompatibleServerIsRefusedWithAClearError() throws IOException {
+        FakeSegmentStore store = track(new FakeSegmentStore(new Hello(4, 3), (r, p) -> { }));
+        assertThatThrownBy(() -> new TcpConnectionFactory().connect(store.endpoint(), LONG))
+                .isInstanceOf(IncompatibleServerException.class)
+                .hasMessageContaining("speaks wire versions 3..4, this client 5..17");
+    }
+
+    @Test
+    void serverThatNeverSaysHelloFailsTheConnectAtTheDeadline() throws IOException {
+        FakeSegmentStore store = track(new FakeSegmentStore(null, (r, p) -> { }));
+        assertThatThrownBy(() -> new TcpConnectionFactory().connect(store.endpoint(), Deadline.after(Duration.ofMillis(200))))
+                .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("did not answer Hello");
+    }
+
+    @Test
+    void refusedConnectionIsRetriable() throws IOException {
+        FakeSegmentStore store = new FakeSegmentStore((r, p) -> { });
+        var endpoint = store.endpoint();
+        store.close();
+        assertThatThrownBy(() -> new TcpConnectionFactory().connect(endpoint, LONG))
+                .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("cannot connect to segment store " + endpoint);
+    }
+
+    @Test
+    void multiplexedFlowsEachGetTheirOwnReplies() throws Exception {
+        FakeSegmentStore store = answeringStore();
+        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 10_000));
+        RawClient raw = new RawClient(pool);
+        int callers = 200;
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<StreamSegmentInfo>> results = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                String segment = "scope/stream/" + i + ".#epoch.0";
+                results.add(exec.submit(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, segment, ""),
+                        StreamSegmentInfo.class, LONG)));
+            }
+            for (int i = 0; i < callers; i++) {
+                assertThat(results.get(i).get(20, TimeUnit.SECONDS).segmentName()).isEqualTo("scope/stream/" + i + ".#epoch.0");
+            }
+        }
+        assertThat(store.connectionsAccepted()).as("all flows shared one connection").isEqualTo(1);
+        assertThat(pool.connectionCount(store.endpoint())).isEqualTo(1);
+    }
+
+    @Test
+    void repliesOutOfOrderReachTheRightFlows() throws Exception {
+        BlockingQueue<GetStreamSegmentInfo> held = new ArrayBlockingQueue<>(10);
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo g) {
+                held.add(g);
+                if (held.size() == 3) {
+                    List<GetStreamSegmentInfo> all = new ArrayList<>();
+                    held.drainTo(all);
+                    for (int i = all.size() - 1; i >= 0; i--) {
+                        peer.send(infoFor(all.get(i)));
+                    }
+                }
+            }
+        }));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), LONG));
+        List<Flow> flows = List.of(c.openFlow(), c.openFlow(), c.openFlow());
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            long id = flows.get(i).nextRequestId();
+            ids.add(id);
+            flows.get(i).send(new GetStreamSegmentInfo(id, "segment-" + i, ""));
+        }
+        for (int i = 0; i < 3; i++) {
+            Reply reply = flows.get(i).await(LONG);
+            assertThat(reply.requestId()).isEqualTo(ids.get(i));
+            assertThat(((StreamSegmentInfo) reply).segmentName()).isEqualTo("segment-" + i);
+        }
+    }
+
+    @Test
+    void droppedConnectionWakesEveryWaiterAtOnce() throws Exception {
+        int waiters = 50;
+        CountDownLatch allSent = new CountDownLatch(waiters);
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo) {
+                allSent.countDown();
+                if (allSent.getCount() == 0) {
+                    peer.hangUp(); // mid-request: nobody got an answer
+                }
+            }
+        }));
+        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 1000));
+        RawClient raw = new RawClient(pool);
+        Deadline far = Deadline.after(Duration.ofMinutes(10));
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> calls = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                String segment = "s" + i;
+                calls.add(exec.submit(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, segment, ""), far)));
+            }
+            for (Future<?> f : calls) {
+                // the test's own timeout would trip if any waiter slept until its 10-minute deadline
+                assertThatThrownBy(() -> f.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(ConnectionFailedException.class)
+                        .cause().hasMessageContaining("segment store closed the connection");
+            }
+        }
+        assertThat(pool.connectionCount(store.endpoint())).as("the dead connection left the pool").isZero();
+    }
+
+    @Test
+    void serverThatNeverAnswersHitsTheDeadline() throws IOException {
+        FakeSegmentStore store = track(new FakeSegmentStore((r, p) -> { }));
+        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory()));
+        RawClient raw = new RawClient(pool);
+        assertThatThrownBy(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "s", ""),
+                Deadline.after(Duration.ofMillis(150))))
+                .isInstanceOf(DeadlineExceededException.class).hasMessageContaining("no reply from segment store");
+        assertThat(pool.connectionCount(store.endpoint())).as("a slow server is not a broken connection").isEqualTo(1);
+    }
+
+    @Test
+    void garbageClosesTheConnectionAndThePoolRecovers() throws Exception {
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo g) {
+                if (g.segmentName().equals("poison")) {
+                    peer.sendRaw(new byte[] {0, 0, 0, 99, 0, 0, 0, 1, 42}); // type 99 does not exist
+                } else {
+                    peer.send(infoFor(g));
+                }
+            }
+        }));
+        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 100));
+        RawClient raw = new RawClient(pool);
+        assertThatThrownBy(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "poison", ""), LONG))
+                .isInstanceOf(ConnectionFailedException.class)
+                .hasMessageContaining("malformed frame").hasMessageContaining("type code 99");
+        StreamSegmentInfo ok = raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "fine", ""),
+                StreamSegmentInfo.class, LONG);
+        assertThat(ok.segmentName()).isEqualTo("fine");
+        assertThat(store.connectionsAccepted()).as("a fresh connection replaced the broken one").isEqualTo(2);
+    }
+
+    @Test
+    void poolBlocksWhenExhaustedAndResumesOnRelease() throws Exception {
+        FakeSegmentStore store = answeringStore();
+        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 2, 1));
+        Lease a = pool.lease(store.endpoint(), LONG);
+        Lease b = pool.lease(store.endpoint(), LONG);
+        assertThat(pool.connectionCount(store.endpoint())).isEqualTo(2);
+        assertThatThrownBy(() -> pool.lease(store.endpoint(), Deadline.after(Duration.ofMillis(100))))
+                .isInstanceOf(DeadlineExceededException.class).hasMessageContaining("connection pool exhausted");
+
+        CountDownLatch waiting = new CountDownLatch(1);
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<Lease> third = exec.submit(() -> {
+                waiting.countDown();
+                return pool.lease(store.endpoint(), LONG);
+            });
+            waiting.await();
+            assertThat(third.isDone()).isFalse();
+            a.close();
+            Lease c = third.get(20, TimeUnit.SECONDS);
+            assertThat(c.endpoint()).isEqualTo(store.endpoint());
+            c.close();
+        }
+        b.close();
+        assertThat(pool.connectionCount(store.endpoint())).as("released connections stay pooled").isEqualTo(2);
+    }
+
+    @Test
+    void leaseOnAFailedConnectionDestroysItOnClose() throws Exception {
+        FakeSegmentStore store = answeringStore();
+        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 10));
+        Lease lease = pool.lease(store.endpoint(), LONG);
+        lease.invalidate("test says so");
+        assertThatThrownBy(() -> lease.await(LONG)).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("test says so");
+        lease.close();
+        assertThat(pool.connectionCount(store.endpoint())).isZero();
+        try (Lease fresh = pool.lease(store.endpoint(), LONG)) {
+            assertThat(fresh.flow().connection().isOpen()).isTrue();
+        }
+        assertThat(store.connectionsAccepted()).isEqualTo(2);
+    }
+
+    @Test
+    void deadPeerIsDetectedByKeepAlive() throws Exception {
+        // answers Hello, then swallows everything, KeepAlive included
+        FakeSegmentStore store = track(new FakeSegmentStore((r, p) -> { }));
+        ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(20), Duration.ofMillis(20));
+        Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), LONG));
+        Flow flow = c.openFlow();
+        assertThatThrownBy(() -> flow.await(LONG)).isInstanceOf(ConnectionFailedException.class)
+                .hasMessageContaining("no reply to KeepAlive");
+        assertThat(c.isOpen()).isFalse();
+    }
+
+    @Test
+    void livePeerAnsweringKeepAlivesStaysConnected() throws Exception {
+        CountDownLatch keepAlives = new CountDownLatch(5);
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof KeepAlive k) {
+                peer.send(k);
+                keepAlives.countDown();
+            }
+        }));
+        ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(10), Duration.ofMillis(10));
+        Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), LONG));
+        assertThat(keepAlives.await(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(c.isOpen()).isTrue();
+    }
+
+    @Test
+    void sendingOnAClosedConnectionFailsAtOnce() throws Exception {
+        FakeSegmentStore store = answeringStore();
+        Connection c = new TcpConnectionFactory().connect(store.endpoint(), LONG);
+        Flow flow = c.openFlow();
+        c.close();
+        assertThatThrownBy(() -> flow.send(new KeepAlive())).isInstanceOf(ConnectionFailedException.class);
+        assertThatThrownBy(c::openFlow).isInstanceOf(ConnectionFailedException.class);
+        assertThatThrownBy(() -> flow.await(LONG)).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void writesFromManyThreadsAllArriveIntact() throws Exception {
+        int threads = 16;
+        int perThread = 500;
+        CountDownLatch received = new CountDownLatch(threads * perThread);
+        List<WireCommand> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo) {
+                seen.add(request);
+                received.countDown();
+            }
+        }));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), LONG));
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                exec.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        c.send(new GetStreamSegmentInfo(i, "t" + thread, ""));
+                    }
+                });
+            }
+        }
+        assertThat(received.await(20, TimeUnit.SECONDS)).isTrue();
+        for (int t = 0; t < threads; t++) {
+            String name = "t" + t;
+            List<Long> order = seen.stream().map(w -> (GetStreamSegmentInfo) w).filter(g -> g.segmentName().equals(name))
+                    .map(GetStreamSegmentInfo::requestId).toList();
+            assertThat(order).as("one thread's commands keep their order").isSorted().hasSize(perThread);
+        }
+    }
+}
