@@ -1,0 +1,78 @@
+package io.sluice.server;
+
+import java.util.Optional;
+
+/**
+ * What the embedded controller asks of the embedded segment store, in-process: the same operations its wire
+ * requests offer, minus the wire. Implementations are thread-safe and durable: when a method returns, its effect
+ * survives a crash. Names are qualified segment names ({@code scope/stream/3.#epoch.1}).
+ */
+public interface SegmentAdmin {
+
+    /**
+     * Creates a stream segment.
+     *
+     * @param scaleType 0 = no scaling, 1 = by KB/s, 2 = by events/s (stored as the segment's policy)
+     * @param targetRate the scaling target for {@code scaleType}
+     * @param rolloverSizeBytes the segment's chunk rollover size, 0 for the default
+     * @return false if a segment of that name already exists (nothing changed)
+     */
+    boolean createSegment(String name, byte scaleType, int targetRate, long rolloverSizeBytes);
+
+    /**
+     * Creates a table segment.
+     *
+     * @param keyLength fixed key length in bytes, or 0 for variable-length keys
+     * @return false if a segment of that name already exists (nothing changed)
+     */
+    boolean createTableSegment(String name, int keyLength);
+
+    /**
+     * Seals a segment: it accepts no more appends; readers see its end.
+     *
+     * @return false if it was already sealed
+     * @throws io.sluice.errors.NoSuchSegmentException if it does not exist
+     */
+    boolean sealSegment(String name);
+
+    /**
+     * Deletes a segment (stream or table) and its data.
+     *
+     * @return false if it did not exist
+     */
+    boolean deleteSegment(String name);
+
+    /**
+     * Truncates a segment: data before {@code offset} is dropped and reads below it answer "truncated".
+     *
+     * @throws io.sluice.errors.NoSuchSegmentException if it does not exist
+     * @throws IllegalArgumentException if {@code offset} is beyond the segment's length
+     */
+    void truncateSegment(String name, long offset);
+
+    /**
+     * Appends all of {@code source}'s data to {@code target} atomically and deletes {@code source} (transaction
+     * commit). The source need not be sealed.
+     *
+     * @return the target's length after the merge
+     * @throws io.sluice.errors.NoSuchSegmentException if either does not exist
+     * @throws io.sluice.errors.SegmentSealedException if the target is sealed
+     */
+    long mergeSegments(String target, String source);
+
+    /** @return the segment's current state, or empty if it does not exist */
+    Optional<SegmentInfo> segmentInfo(String name);
+
+    /**
+     * A segment's state.
+     *
+     * @param name the qualified name
+     * @param startOffset the first readable offset (0 unless truncated)
+     * @param length the write offset: bytes ever appended
+     * @param sealed whether it accepts appends
+     * @param table whether it is a table segment
+     * @param lastModifiedMillis wall-clock time of the last change
+     */
+    record SegmentInfo(String name, long startOffset, long length, boolean sealed, boolean table, long lastModifiedMillis) {
+    }
+}
