@@ -181,8 +181,10 @@ final class SocketConnection implements Connection {
         }
         if (!queued) {
             fail("the write queue stayed full for " + config.sendTimeout().toMillis() + " ms");
+            requireOpen();
         }
-        requireOpen();
+        // if the connection ends from here on, the command may or may not have been written: waiting flows learn
+        // of the end either way
     }
 
     private void requireOpen() {

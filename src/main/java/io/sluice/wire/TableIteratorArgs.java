@@ -23,6 +23,9 @@ public record TableIteratorArgs(ByteBuffer continuationToken, ByteBuffer prefixF
                                 ByteBuffer toKey) {
 
     /** @param continuationToken not copied, nor are the other buffers */
+    /** No continuation token, no bounds: iterate from the start. */
+    public static final TableIteratorArgs EMPTY = new TableIteratorArgs(Bytes.EMPTY, Bytes.EMPTY, Bytes.EMPTY, Bytes.EMPTY);
+
     public TableIteratorArgs {
         continuationToken = Bytes.view(continuationToken, "continuationToken");
         prefixFilter = Bytes.view(prefixFilter, "prefixFilter");

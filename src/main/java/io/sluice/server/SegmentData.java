@@ -1,0 +1,191 @@
+package io.sluice.server;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The bytes of one segment: a list of chunks covering {@code [startOffset, length)}. Recent data sits in memory
+ * chunks; data a snapshot covers sits in chunk files ({@link StoredChunk}). Only the container's apply step
+ * changes it (under the container lock); readers copy what they need under the same lock.
+ *
+ * <p>Memory chunks are filled up to {@link #MEMORY_CHUNK_BYTES} and never change once a newer chunk exists, so a
+ * snapshot can hand them to a background writer.
+ */
+final class SegmentData {
+    static final int MEMORY_CHUNK_BYTES = 1024 * 1024;
+
+    /** A piece of the segment: {@code [offset, offset + length)}. */
+    sealed interface Chunk permits MemoryChunk, StoredChunk {
+        long offset();
+
+        int length();
+    }
+
+    /** Bytes in memory. The last memory chunk of a segment may still grow. */
+    static final class MemoryChunk implements Chunk {
+        private final long offset;
+        private byte[] bytes;
+        private int length;
+
+        MemoryChunk(long offset, int capacity) {
+            this.offset = offset;
+            this.bytes = new byte[capacity];
+        }
+
+        @Override
+        public long offset() {
+            return offset;
+        }
+
+        @Override
+        public int length() {
+            return length;
+        }
+
+        int free() {
+            return bytes.length - length;
+        }
+
+        void append(ByteBuffer src, int n) {
+            src.get(src.position(), bytes, length, n);
+            src.position(src.position() + n);
+            length += n;
+        }
+
+        ByteBuffer view() {
+            return ByteBuffer.wrap(bytes, 0, length).asReadOnlyBuffer();
+        }
+
+        void copy(long from, byte[] dst, int dstOffset, int n) {
+            System.arraycopy(bytes, (int) (from - offset), dst, dstOffset, n);
+        }
+    }
+
+    /**
+     * Bytes in a chunk file.
+     *
+     * @param offset the segment offset of the first byte
+     * @param length the number of bytes
+     * @param file the chunk file's name under the container's chunk directory
+     * @param position where the bytes start in that file
+     */
+    record StoredChunk(long offset, int length, String file, long position) implements Chunk {
+    }
+
+    /** Reads stored chunks; the container supplies the implementation backed by its chunk files. */
+    interface ChunkReader {
+        void read(StoredChunk chunk, long from, byte[] dst, int dstOffset, int n);
+    }
+
+    private final List<Chunk> chunks = new ArrayList<>();
+    private long startOffset;
+    private long length;
+
+    long startOffset() {
+        return startOffset;
+    }
+
+    long length() {
+        return length;
+    }
+
+    List<Chunk> chunks() {
+        return chunks;
+    }
+
+    /** Appends the remaining bytes of {@code src} (its position moves to its limit). */
+    void append(ByteBuffer src) {
+        ByteBuffer b = src.duplicate();
+        int n = b.remaining();
+        while (b.hasRemaining()) {
+            MemoryChunk last = chunks.isEmpty() ? null
+                    : chunks.get(chunks.size() - 1) instanceof MemoryChunk m && m.free() > 0 ? m : null;
+            if (last == null) {
+                // chunks double in size up to 1 MiB: segments with a few small events stay small
+                int previous = chunks.isEmpty() ? 0 : chunks.get(chunks.size() - 1) instanceof MemoryChunk m ? m.bytes.length : 0;
+                int capacity = Math.min(MEMORY_CHUNK_BYTES, Math.max(b.remaining(), Math.max(4096, previous * 2)));
+                last = new MemoryChunk(length + (n - b.remaining()), capacity);
+                chunks.add(last);
+            }
+            last.append(b, Math.min(last.free(), b.remaining()));
+        }
+        length += n;
+    }
+
+    /** Reads {@code n} bytes from {@code from} into a new array; the caller checks the range. */
+    byte[] read(long from, int n, ChunkReader stored) {
+        byte[] out = new byte[n];
+        int done = 0;
+        int i = findChunk(from);
+        while (done < n) {
+            Chunk c = chunks.get(i++);
+            long at = from + done;
+            int take = (int) Math.min(n - done, c.offset() + c.length() - at);
+            switch (c) {
+                case MemoryChunk m -> m.copy(at, out, done, take);
+                case StoredChunk s -> stored.read(s, at, out, done, take);
+            }
+            done += take;
+        }
+        return out;
+    }
+
+    private int findChunk(long offset) {
+        int lo = 0;
+        int hi = chunks.size() - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (chunks.get(mid).offset() <= offset) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /** Drops whole chunks that lie before {@code offset}; the start moves to {@code offset}. */
+    List<Chunk> truncate(long offset) {
+        startOffset = offset;
+        List<Chunk> dropped = new ArrayList<>();
+        while (!chunks.isEmpty() && chunks.get(0).offset() + chunks.get(0).length() <= offset && chunks.size() > 1) {
+            dropped.add(chunks.remove(0));
+        }
+        return dropped;
+    }
+
+    /** Appends every byte of {@code other} (a merge): stored chunks are re-referenced, memory chunks copied. */
+    void appendAll(SegmentData other, ChunkReader stored) {
+        for (Chunk c : other.chunks) {
+            long from = Math.max(c.offset(), other.startOffset);
+            int n = (int) (c.offset() + c.length() - from);
+            if (n <= 0) {
+                continue;
+            }
+            switch (c) {
+                case MemoryChunk m -> append(ByteBuffer.wrap(m.bytes, (int) (from - m.offset), n));
+                case StoredChunk s -> {
+                    chunks.add(new StoredChunk(length, n, s.file(), s.position() + (from - s.offset())));
+                    length += n;
+                }
+            }
+        }
+    }
+
+    /** Restores state from a snapshot. */
+    void restore(long startOffset, long length, List<StoredChunk> stored) {
+        this.chunks.clear();
+        this.chunks.addAll(stored);
+        this.startOffset = startOffset;
+        this.length = length;
+    }
+
+    /** Replaces memory chunks now written to files by their stored form. */
+    void replace(Chunk old, StoredChunk stored) {
+        int i = chunks.indexOf(old);
+        if (i >= 0) {
+            chunks.set(i, stored);
+        }
+    }
+}

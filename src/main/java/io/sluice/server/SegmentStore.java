@@ -1,0 +1,213 @@
+package io.sluice.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.IntFunction;
+
+import io.sluice.errors.NoSuchSegmentException;
+import io.sluice.errors.SegmentSealedException;
+import io.sluice.errors.SluiceException;
+import io.sluice.wire.CreateSegment;
+import io.sluice.wire.CreateTableSegment;
+import io.sluice.wire.DeleteSegment;
+import io.sluice.wire.DeleteTableSegment;
+import io.sluice.wire.ErrorMessage;
+import io.sluice.wire.MergeSegments;
+import io.sluice.wire.MergeSegmentsBatch;
+import io.sluice.wire.NoSuchSegment;
+import io.sluice.wire.RemoveTableKeys;
+import io.sluice.wire.Reply;
+import io.sluice.wire.Request;
+import io.sluice.wire.SealSegment;
+import io.sluice.wire.SegmentAlreadyExists;
+import io.sluice.wire.SegmentCreated;
+import io.sluice.wire.SegmentDeleted;
+import io.sluice.wire.SegmentIsSealed;
+import io.sluice.wire.SegmentIsTruncated;
+import io.sluice.wire.SegmentSealed;
+import io.sluice.wire.SegmentTruncated;
+import io.sluice.wire.SegmentsMerged;
+import io.sluice.wire.TruncateSegment;
+import io.sluice.wire.UpdateSegmentAttribute;
+import io.sluice.wire.UpdateSegmentPolicy;
+import io.sluice.wire.UpdateTableEntries;
+
+/**
+ * The embedded segment store's data: segments spread over {@link SegmentContainer containers} by the hash of their
+ * base name (a transaction or transient segment lives in its parent's container, so merging it is local).
+ * Implements {@link SegmentAdmin} for the embedded controller. Thread-safe.
+ */
+public final class SegmentStore implements SegmentAdmin {
+    private final SegmentContainer[] containers;
+
+    SegmentStore(int containerCount, IntFunction<SegmentContainer> containerFactory) {
+        if (containerCount < 1) {
+            throw new IllegalArgumentException("a segment store needs at least one container: " + containerCount);
+        }
+        this.containers = new SegmentContainer[containerCount];
+        for (int i = 0; i < containerCount; i++) {
+            containers[i] = containerFactory.apply(i);
+        }
+    }
+
+    /**
+     * A segment store that keeps everything in memory (nothing survives the process).
+     *
+     * @param containerCount how many containers to spread segments over
+     */
+    public static SegmentStore inMemory(int containerCount) {
+        return new SegmentStore(containerCount, i -> new SegmentContainer(i, SegmentContainer.NO_LOG,
+                (chunk, from, dst, at, n) -> {
+                    throw new IllegalStateException("an in-memory container has no chunk files");
+                }));
+    }
+
+    /** @return the name without a {@code #transaction.} or {@code #transient.} suffix */
+    static String baseName(String segment) {
+        int txn = segment.indexOf("#transaction.");
+        if (txn > 0) {
+            return segment.substring(0, txn);
+        }
+        int trans = segment.indexOf("#transient.");
+        return trans > 0 ? segment.substring(0, trans) : segment;
+    }
+
+    SegmentContainer container(String segment) {
+        return containers[Math.floorMod(baseName(segment).hashCode(), containers.length)];
+    }
+
+    List<SegmentContainer> containers() {
+        return List.of(containers);
+    }
+
+    /** @return the segment a mutating request changes (for routing and for decoding log entries) */
+    static String segmentOf(Request r) {
+        return switch (r) {
+            case CreateSegment c -> c.segment();
+            case CreateTableSegment c -> c.segment();
+            case SealSegment c -> c.segment();
+            case DeleteSegment c -> c.segment();
+            case DeleteTableSegment c -> c.segment();
+            case TruncateSegment c -> c.segment();
+            case UpdateSegmentPolicy c -> c.segment();
+            case UpdateSegmentAttribute c -> c.segmentName();
+            case MergeSegments c -> c.target();
+            case MergeSegmentsBatch c -> c.targetSegmentId();
+            case UpdateTableEntries c -> c.segment();
+            case RemoveTableKeys c -> c.segment();
+            default -> throw new IllegalArgumentException(r.type() + " does not change a segment");
+        };
+    }
+
+    /** Submits a mutating wire request to its container. */
+    CompletableFuture<Object> submit(Request r) {
+        String segment = segmentOf(r);
+        return container(segment).submit(new ContainerOp.Wire(System.currentTimeMillis(), r, segment));
+    }
+
+    /** Submits a change to its container. */
+    CompletableFuture<Object> submit(ContainerOp op) {
+        return container(op.segment()).submit(op);
+    }
+
+    private Reply call(Request r) {
+        try {
+            return (Reply) submit(r).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
+    }
+
+    @Override
+    public boolean createSegment(String name, byte scaleType, int targetRate, long rolloverSizeBytes) {
+        return switch (call(new CreateSegment(0, name, scaleType, targetRate, "", rolloverSizeBytes))) {
+            case SegmentCreated c -> true;
+            case SegmentAlreadyExists e -> false;
+            case Reply other -> throw unexpected("createSegment", name, other);
+        };
+    }
+
+    @Override
+    public boolean createTableSegment(String name, int keyLength) {
+        return switch (call(new CreateTableSegment(0, name, false, keyLength, "", 0))) {
+            case SegmentCreated c -> true;
+            case SegmentAlreadyExists e -> false;
+            case Reply other -> throw unexpected("createTableSegment", name, other);
+        };
+    }
+
+    @Override
+    public boolean sealSegment(String name) {
+        return switch (call(new SealSegment(0, name, ""))) {
+            case SegmentSealed s -> true;
+            case SegmentIsSealed s -> false;
+            case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+            case Reply other -> throw unexpected("sealSegment", name, other);
+        };
+    }
+
+    @Override
+    public boolean deleteSegment(String name) {
+        boolean table = info(name).map(SegmentInfo::table).orElse(false);
+        Request r = table ? new DeleteTableSegment(0, name, false, "") : new DeleteSegment(0, name, "");
+        return switch (call(r)) {
+            case SegmentDeleted d -> true;
+            case NoSuchSegment n -> false;
+            case Reply other -> throw unexpected("deleteSegment", name, other);
+        };
+    }
+
+    @Override
+    public void truncateSegment(String name, long offset) {
+        switch (call(new TruncateSegment(0, name, offset, ""))) {
+            case SegmentTruncated t -> { }
+            case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+            case SegmentIsTruncated t -> {
+                if (offset > t.startOffset()) {
+                    throw new IllegalArgumentException("cannot truncate segment " + name + " at " + offset
+                            + ": beyond its length");
+                }
+                // truncated further already: nothing to do
+            }
+            case Reply other -> throw unexpected("truncateSegment", name, other);
+        }
+    }
+
+    @Override
+    public long mergeSegments(String target, String source) {
+        return switch (call(new MergeSegments(0, target, source, ""))) {
+            case SegmentsMerged m -> m.newTargetWriteOffset();
+            case NoSuchSegment n -> throw new NoSuchSegmentException("cannot merge " + source + " into " + target
+                    + ": segment " + (info(target).isEmpty() ? target : source) + " does not exist");
+            case SegmentIsSealed s -> throw new SegmentSealedException("cannot merge into sealed segment " + target);
+            case Reply other -> throw unexpected("mergeSegments", target, other);
+        };
+    }
+
+    @Override
+    public Optional<SegmentInfo> segmentInfo(String name) {
+        return info(name);
+    }
+
+    private Optional<SegmentInfo> info(String name) {
+        return container(name).info(name);
+    }
+
+    /** @return the names of every segment (for tests and tools) */
+    public List<String> segmentNames() {
+        List<String> names = new ArrayList<>();
+        for (SegmentContainer c : containers) {
+            names.addAll(c.segmentNames());
+        }
+        return names;
+    }
+
+    private static SluiceException unexpected(String op, String name, Reply reply) {
+        String detail = reply instanceof ErrorMessage e ? e.message() : reply.type().toString();
+        return new SluiceException(op + " of " + Objects.requireNonNull(name) + " failed: " + detail);
+    }
+}

@@ -1,0 +1,99 @@
+package io.sluice.server;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.net.ssl.SSLContext;
+
+import io.sluice.common.Endpoint;
+import io.sluice.common.Threads;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The segment store's listener: accepts connections (plain or TLS) and serves each on its own virtual threads.
+ * Thread-safe; {@link #close()} stops accepting and closes every connection.
+ */
+public final class SegmentStoreServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentStoreServer.class);
+
+    private final SegmentStore store;
+    private final TokenVerifier tokens;
+    private final ServerSocket listener;
+    private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * Binds and starts accepting.
+     *
+     * @param store the segments to serve
+     * @param bind address and port (0 = any free port)
+     * @param tls a TLS context for encrypted connections, or {@code null} for plain TCP
+     * @param tokens checks the delegation token of each request
+     * @throws IOException if the address cannot be bound
+     */
+    public SegmentStoreServer(SegmentStore store, InetSocketAddress bind, SSLContext tls, TokenVerifier tokens) throws IOException {
+        this.store = Objects.requireNonNull(store, "store");
+        this.tokens = Objects.requireNonNull(tokens, "tokens");
+        this.listener = tls == null ? new ServerSocket() : tls.getServerSocketFactory().createServerSocket();
+        listener.setReuseAddress(true);
+        listener.bind(bind, 128);
+        Threads.startVirtual("sluice-segmentstore-accept-" + listener.getLocalPort(), this::acceptLoop);
+        LOG.debug("segment store listening on {}", listener.getLocalSocketAddress());
+    }
+
+    /** @return where clients connect (the bound host and the actual port) */
+    public Endpoint endpoint() {
+        return new Endpoint(listener.getInetAddress().getHostAddress(), listener.getLocalPort());
+    }
+
+    /** @return the number of open client connections */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket socket;
+            try {
+                socket = listener.accept();
+            } catch (SocketException e) {
+                if (!closed) {
+                    LOG.error("segment store listener failed", e);
+                }
+                return;
+            } catch (IOException e) {
+                LOG.warn("accepting a connection failed", e);
+                continue;
+            }
+            ServerConnection[] holder = new ServerConnection[1];
+            ServerConnection c = new ServerConnection(socket, store, tokens, () -> connections.remove(holder[0]));
+            holder[0] = c;
+            connections.add(c);
+            if (closed) {
+                c.close();
+                return;
+            }
+            c.start();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            listener.close();
+        } catch (IOException e) {
+            LOG.debug("closing the listener", e);
+        }
+        for (ServerConnection c : connections) {
+            c.close();
+        }
+    }
+}
