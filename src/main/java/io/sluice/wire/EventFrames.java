@@ -21,7 +21,9 @@ public final class EventFrames {
     }
 
     /**
-     * Hands every complete event in {@code data} to {@code sink}, in order, as read-only views (no copy).
+     * Hands every complete event in {@code data} to {@code sink}, in order, without copying or allocating per event:
+     * the sink receives one reused read-only view whose position and limit frame the current event. The view is
+     * valid only during the call; use {@code slice()} (no copy) or copy the bytes to keep an event.
      * A trailing incomplete event is left alone: the return value says where it starts.
      *
      * @param data segment bytes starting at an event boundary (its position does not move)
@@ -34,7 +36,7 @@ public final class EventFrames {
     }
 
     /**
-     * Like {@link #forEach}, but stops quietly at the first frame that is not an EVENT (e.g. the PADDING or
+     * Like {@link #forEach} (same reused view), but stops quietly at the first frame that is not an EVENT (e.g. the PADDING or
      * PARTIAL_EVENT that ends an append block) instead of rejecting it.
      *
      * @return the number of bytes consumed by the leading complete events
@@ -46,6 +48,7 @@ public final class EventFrames {
 
     private static int scan(ByteBuffer data, Consumer<ByteBuffer> sink, boolean strict) {
         ByteBuffer b = data.duplicate().order(ByteOrder.BIG_ENDIAN);
+        ByteBuffer view = data.isReadOnly() ? data.duplicate() : data.asReadOnlyBuffer();
         int start = b.position();
         int p = start;
         int end = b.limit();
@@ -66,7 +69,8 @@ public final class EventFrames {
             if ((long) end - p - Event.HEADER_SIZE < len) {
                 break;
             }
-            sink.accept(b.slice(p + Event.HEADER_SIZE, len).asReadOnlyBuffer());
+            view.limit(p + Event.HEADER_SIZE + len).position(p + Event.HEADER_SIZE);
+            sink.accept(view);
             p += Event.HEADER_SIZE + len;
         }
         return p - start;

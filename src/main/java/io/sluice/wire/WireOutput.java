@@ -132,8 +132,19 @@ public final class WireOutput {
     public void writeBytes(ByteBuffer src) {
         int n = src.remaining();
         ensure(n);
-        buf.put(buf.position(), src, src.position(), n);
-        buf.position(buf.position() + n);
+        copy(src, n);
+    }
+
+    /** Copies {@code n} bytes of {@code src} at its position; room is already ensured. */
+    private void copy(ByteBuffer src, int n) {
+        int at = buf.position();
+        if (src.hasArray()) {
+            // arraycopy beats the bulk ByteBuffer copy for the small payloads most events are
+            System.arraycopy(src.array(), src.arrayOffset() + src.position(), buf.array(), buf.arrayOffset() + at, n);
+        } else {
+            buf.put(at, src, src.position(), n);
+        }
+        buf.position(at + n);
     }
 
     /** Writes {@code len} bytes of {@code src} starting at {@code off}. */
@@ -147,8 +158,7 @@ public final class WireOutput {
         int n = src.remaining();
         ensure(Integer.BYTES + n);
         buf.putInt(n);
-        buf.put(buf.position(), src, src.position(), n);
-        buf.position(buf.position() + n);
+        copy(src, n);
     }
 
     /** Writes {@code n} zero bytes. */
