@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
 import io.sluice.common.Deadline;
 import io.sluice.common.Threads;
 import io.sluice.errors.AuthenticationException;
+import io.sluice.errors.AuthorizationException;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
@@ -45,8 +46,15 @@ import io.sluice.errors.StreamingInterruptedException;
 
 /**
  * Bearer tokens from an OAuth2 token endpoint with the client-credentials grant (RFC 6749 §4.4), e.g. Keycloak's
- * {@code <server>/realms/<realm>/protocol/openid-connect/token}: what a Pravega controller secured with Keycloak
- * expects. The header is {@code authorization: Bearer <access token>}.
+ * {@code <server>/realms/<realm>/protocol/openid-connect/token}. The header is
+ * {@code authorization: Bearer <token>}.
+ *
+ * <p><b>Keycloak and Pravega.</b> A Pravega controller secured with Pravega's Keycloak plugin checks the permissions
+ * in a Keycloak <em>requesting party token</em> (RPT), not a plain access token. So, like Pravega's own Keycloak
+ * client, credentials made by {@link #keycloak} or {@link #fromKeycloakJson} (or a builder after
+ * {@link Builder#keycloak} / {@link Builder#keycloakJson}) exchange each access token for an RPT with audience
+ * {@value #PRAVEGA_CONTROLLER_AUDIENCE} in a second request to the same endpoint; {@link Builder#umaAudience} changes
+ * the audience or, with null, turns the exchange off.
  *
  * <pre>{@code
  * // Keycloak: server URL, realm, client id and secret
@@ -62,10 +70,13 @@ import io.sluice.errors.StreamingInterruptedException;
  *         .build();
  * }</pre>
  *
- * <p><b>Request.</b> {@code POST} with the form {@code grant_type=client_credentials} (and {@code scope} if set). The
- * client authenticates with an HTTP Basic header of its form-encoded id and secret ({@code client_secret_basic}, what
- * RFC 6749 §2.3.1 asks servers to support) or, if configured, with {@code client_id} and {@code client_secret} form
- * fields ({@code client_secret_post}). Redirects are not followed (the secret goes to the configured URL only).
+ * <p><b>Requests.</b> {@code POST} with the form {@code grant_type=client_credentials} (and {@code scope} if set).
+ * The client authenticates with an HTTP Basic header of its form-encoded id and secret ({@code client_secret_basic},
+ * what RFC 6749 §2.3.1 asks servers to support) or, if configured, with {@code client_id} and {@code client_secret}
+ * form fields ({@code client_secret_post}). With an RPT audience, a second {@code POST} sends
+ * {@code grant_type=urn:ietf:params:oauth:grant-type:uma-ticket&audience=<audience>} with
+ * {@code authorization: Bearer <access token>}. Redirects are not followed (the secret goes to the configured URL
+ * only).
  *
  * <p><b>Caching and refresh.</b> The access token is cached and fetched again before it expires: by default
  * {@code min(30 s, 10% of its lifetime)} before {@code expires_in} runs out, or by the configured
@@ -77,6 +88,7 @@ import io.sluice.errors.StreamingInterruptedException;
  *
  * <p><b>Errors.</b> {@link #token()} throws {@link AuthenticationException} when the endpoint turns the client down
  * (HTTP 400/401/403, e.g. {@code invalid_client}; the message names the endpoint, the client and the OAuth2 error),
+ * {@link AuthorizationException} when Keycloak refuses the RPT (HTTP 403, e.g. {@code access_denied}),
  * {@link ProtocolException} for a malformed answer, and retriable exceptions for transient trouble:
  * {@link ConnectionFailedException} (endpoint unreachable), {@link DeadlineExceededException} (no answer within the
  * {@linkplain Builder#requestTimeout request timeout}, 10 s by default) and {@link ServiceUnavailableException}
@@ -98,6 +110,14 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
     /** How long one request to the token endpoint may take, connecting included. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
+    /**
+     * The audience Pravega's Keycloak plugin asks requesting party tokens for: the Pravega controller's client id in
+     * Keycloak, {@value}.
+     */
+    public static final String PRAVEGA_CONTROLLER_AUDIENCE = "pravega-controller";
+    /** Keycloak's grant for requesting party tokens (UMA 2.0). */
+    static final String UMA_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:uma-ticket";
+
     /** Largest token response read; Keycloak's are a few KiB. */
     static final int MAX_RESPONSE_BYTES = 1 << 20;
     /** Longest lifetime believed, so a silly {@code expires_in} cannot overflow the arithmetic. */
@@ -118,6 +138,7 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
     private final String clientSecret;
     private final String scope;
     private final ClientAuthentication clientAuthentication;
+    private final String umaAudience;
     private final Duration refreshMargin;
     private final Duration defaultLifetime;
     private final Duration requestTimeout;
@@ -132,6 +153,7 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
         this.clientSecret = b.clientSecret;
         this.scope = b.scope;
         this.clientAuthentication = b.clientAuthentication;
+        this.umaAudience = b.umaAudienceSet ? b.umaAudience : b.keycloak ? PRAVEGA_CONTROLLER_AUDIENCE : null;
         this.refreshMargin = b.refreshMargin;
         this.defaultLifetime = b.defaultLifetime;
         this.requestTimeout = b.requestTimeout;
@@ -156,7 +178,8 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
     }
 
     /**
-     * Credentials for a Keycloak client, with every other option at its default.
+     * Credentials for a Keycloak client as Pravega's Keycloak plugin uses them: client-credentials grant, then an
+     * RPT for audience {@value #PRAVEGA_CONTROLLER_AUDIENCE}; every other option at its default.
      *
      * @param serverUrl Keycloak's base URL, e.g. {@code https://keycloak.example.com} (or
      *                  {@code https://host/auth} for Keycloak before version 17)
@@ -174,7 +197,8 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
     /**
      * Credentials from a Keycloak client adapter file ({@code keycloak.json}, as downloaded from the Keycloak admin
      * console and used by Pravega's Keycloak plugin): {@code auth-server-url}, {@code realm}, {@code resource} (the
-     * client id) and {@code credentials.secret}. Other fields are ignored.
+     * client id) and {@code credentials.secret}. Other fields are ignored. Like {@link #keycloak}, tokens are RPTs
+     * for audience {@value #PRAVEGA_CONTROLLER_AUDIENCE}.
      *
      * @param file the file; read now
      * @return the credentials, other options at their defaults
@@ -218,6 +242,7 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
      *
      * @return the access token
      * @throws AuthenticationException if the endpoint rejects the client
+     * @throws AuthorizationException if Keycloak refuses the client an RPT for the audience
      * @throws ProtocolException if the endpoint's answer is malformed
      * @throws ConnectionFailedException if the endpoint is unreachable (retriable)
      * @throws DeadlineExceededException if no answer came within the request timeout (retriable)
@@ -261,6 +286,11 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
         return scope;
     }
 
+    /** @return the audience requesting party tokens are asked for, or null if the access token is used as is */
+    public String umaAudience() {
+        return umaAudience;
+    }
+
     /**
      * Releases the HTTP client this object created; later calls to {@link #token()} throw. Does not block on
      * requests in flight (they are aborted). Idempotent.
@@ -277,7 +307,7 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
     @Override
     public String toString() {
         return "OAuth2ClientCredentials[endpoint=" + tokenEndpoint + ", clientId=" + clientId
-                + (scope == null ? "" : ", scope=" + scope) + "]";
+                + (scope == null ? "" : ", scope=" + scope) + (umaAudience == null ? "" : ", rpt=" + umaAudience) + "]";
     }
 
     /** @return how many requests were sent to the token endpoint (for tests) */
@@ -299,24 +329,45 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
     // ---- one request to the token endpoint (runs on the cache's fetch thread) ----
 
     private TokenCache.Token fetch(Instant start) {
-        HttpResponse<byte[]> response = send(buildRequest());
+        TokenCache.Token access = exchange(clientCredentialsRequest(), "client-credentials grant", start);
+        if (umaAudience == null) {
+            return access;
+        }
+        return exchange(umaRequest(access.value()), "UMA grant for audience '" + umaAudience + "'", start);
+    }
+
+    private TokenCache.Token exchange(HttpRequest request, String step, Instant start) {
+        HttpResponse<byte[]> response = send(request);
         String body = new String(response.body(), StandardCharsets.UTF_8);
         int status = response.statusCode();
         if (status >= 200 && status < 300) {
-            return parseToken(body, start);
+            return parseToken(body, start, step);
         }
-        throw failure(status, body);
+        throw failure(status, body, step);
     }
 
-    private HttpRequest buildRequest() {
+    private HttpRequest.Builder formPost() {
+        return HttpRequest.newBuilder(tokenEndpoint)
+                .timeout(requestTimeout)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Accept", "application/json");
+    }
+
+    /** Keycloak's requesting-party-token request: the access token stands for the client. */
+    private HttpRequest umaRequest(String accessToken) {
+        String form = "grant_type=" + formEncode(UMA_GRANT_TYPE) + "&audience=" + formEncode(umaAudience);
+        return formPost()
+                .header("Authorization", "Bearer " + accessToken)
+                .POST(HttpRequest.BodyPublishers.ofString(form, StandardCharsets.UTF_8))
+                .build();
+    }
+
+    private HttpRequest clientCredentialsRequest() {
         StringBuilder form = new StringBuilder("grant_type=client_credentials");
         if (scope != null) {
             form.append("&scope=").append(formEncode(scope));
         }
-        HttpRequest.Builder request = HttpRequest.newBuilder(tokenEndpoint)
-                .timeout(requestTimeout)
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .header("Accept", "application/json");
+        HttpRequest.Builder request = formPost();
         if (clientAuthentication == ClientAuthentication.CLIENT_SECRET_BASIC) {
             String pair = formEncode(clientId) + ":" + formEncode(clientSecret);
             request.header("Authorization",
@@ -374,35 +425,36 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
         return new SluiceException("request to " + where + " failed: " + cause, cause);
     }
 
-    private TokenCache.Token parseToken(String body, Instant start) {
+    private TokenCache.Token parseToken(String body, Instant start, String step) {
+        String where = "token endpoint " + tokenEndpoint + " (" + step + ")";
         Map<String, Object> json;
         try {
             json = Json.parseObject(body);
         } catch (Json.ParseException e) {
-            throw new ProtocolException("token endpoint " + tokenEndpoint + " returned a malformed token response ("
-                    + e.getMessage() + "): " + excerpt(body), e);
+            throw new ProtocolException(where + " returned a malformed token response (" + e.getMessage() + "): "
+                    + excerpt(body), e);
         }
         Object accessToken = json.get("access_token");
         if (!(accessToken instanceof String value) || value.isEmpty()) {
-            throw new ProtocolException("token endpoint " + tokenEndpoint + " returned no access_token (found "
-                    + Json.typeName(accessToken) + ")");
+            throw new ProtocolException(where + " returned no access_token (found " + Json.typeName(accessToken)
+                    + ")");
         }
         try {
             BearerCredentials.checkHeaderToken("access_token", value);
         } catch (IllegalArgumentException e) {
-            throw new ProtocolException("token endpoint " + tokenEndpoint + " returned an unusable access_token: "
-                    + e.getMessage(), e);
+            throw new ProtocolException(where + " returned an unusable access_token: " + e.getMessage(), e);
         }
         Object tokenType = json.get("token_type");
         if (tokenType != null && !(tokenType instanceof String type && type.equalsIgnoreCase(METHOD))) {
-            throw new ProtocolException("token endpoint " + tokenEndpoint + " returned token_type " + tokenType
+            throw new ProtocolException(where + " returned token_type " + tokenType
                     + "; only Bearer tokens are supported");
         }
         Duration lifetime = lifetime(json.get("expires_in"));
         Duration margin = refreshMargin != null ? refreshMargin : min(DEFAULT_MAX_REFRESH_MARGIN, lifetime.dividedBy(10));
         margin = min(margin, lifetime.dividedBy(2));
         Instant expiresAt = start.plus(lifetime);
-        LOG.debug("token endpoint {} issued a token for client '{}' valid for {}", tokenEndpoint, clientId, lifetime);
+        LOG.debug("token endpoint {} issued a token for client '{}' ({}) valid for {}", tokenEndpoint, clientId, step,
+                lifetime);
         return new TokenCache.Token(value, expiresAt.minus(margin), expiresAt, false);
     }
 
@@ -432,26 +484,27 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
         return Duration.ofMillis(seconds.movePointRight(3).longValue());
     }
 
-    private AuthenticationException failureAsAuthentication(int status, String detail) {
-        return new AuthenticationException("token endpoint " + tokenEndpoint + " rejected client '" + clientId
-                + "' (HTTP " + status + "): " + detail);
-    }
-
-    private SluiceException failure(int status, String body) {
+    private SluiceException failure(int status, String body, String step) {
         String detail = oauthError(body);
+        String where = "token endpoint " + tokenEndpoint;
         if (status == 408 || status == 429 || status >= 500) {
-            return new ServiceUnavailableException("token endpoint " + tokenEndpoint + " is unavailable (HTTP "
-                    + status + "): " + detail);
+            return new ServiceUnavailableException(where + " is unavailable (" + step + ", HTTP " + status + "): "
+                    + detail);
+        }
+        if (status == 403 && umaAudience != null && !step.startsWith("client")) {
+            return new AuthorizationException(where + " denied client '" + clientId + "' a token for audience '"
+                    + umaAudience + "' (" + step + ", HTTP 403): " + detail);
         }
         if (status == 400 || status == 401 || status == 403) {
-            return failureAsAuthentication(status, detail);
+            return new AuthenticationException(where + " rejected client '" + clientId + "' (" + step + ", HTTP "
+                    + status + "): " + detail);
         }
         if (status >= 300 && status < 400) {
-            return new AuthenticationException("token endpoint " + tokenEndpoint + " answered with a redirect (HTTP "
-                    + status + "); configure the final token endpoint URL");
+            return new AuthenticationException(where + " answered with a redirect (" + step + ", HTTP " + status
+                    + "); configure the final token endpoint URL");
         }
-        return new AuthenticationException("token endpoint " + tokenEndpoint + " answered HTTP " + status
-                + " for client '" + clientId + "' (is the URL or realm right?): " + detail);
+        return new AuthenticationException(where + " answered HTTP " + status + " for client '" + clientId + "' ("
+                + step + "; is the URL or realm right?): " + detail);
     }
 
     /** @return "error: description" from an RFC 6749 §5.2 error response, or an excerpt of the body */
@@ -521,6 +574,9 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
         private String clientSecret;
         private String scope;
         private ClientAuthentication clientAuthentication = ClientAuthentication.CLIENT_SECRET_BASIC;
+        private boolean keycloak;
+        private boolean umaAudienceSet;
+        private String umaAudience;
         private Duration refreshMargin;
         private Duration defaultLifetime = DEFAULT_LIFETIME;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
@@ -550,6 +606,7 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
          */
         public Builder keycloak(URI serverUrl, String realm) {
             this.tokenEndpoint = keycloakTokenEndpoint(serverUrl, realm);
+            this.keycloak = true;
             return this;
         }
 
@@ -598,6 +655,7 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
                         + serverUrl, e);
             }
             this.tokenEndpoint = keycloakTokenEndpoint(server, realm);
+            this.keycloak = true;
             return client(resource, secretText);
         }
 
@@ -633,6 +691,26 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
                 throw new IllegalArgumentException("scope must not be blank (use null for none)");
             }
             this.scope = scope;
+            return this;
+        }
+
+        /**
+         * Exchanges each access token for a Keycloak requesting party token (RPT) for {@code audience}: a second
+         * request to the same endpoint with {@code grant_type=urn:ietf:params:oauth:grant-type:uma-ticket},
+         * {@code audience} and the access token as bearer. The RPT carries the permissions Keycloak's authorization
+         * services grant, which is what Pravega's Keycloak plugin checks. Default: {@value #PRAVEGA_CONTROLLER_AUDIENCE}
+         * once {@link #keycloak} or {@link #keycloakJson} was called, else none.
+         *
+         * @param audience the resource server's client id, or null to send the access token itself
+         * @return this builder
+         * @throws IllegalArgumentException if it is empty
+         */
+        public Builder umaAudience(String audience) {
+            if (audience != null && audience.isEmpty()) {
+                throw new IllegalArgumentException("umaAudience must not be empty (use null for none)");
+            }
+            this.umaAudience = audience;
+            this.umaAudienceSet = true;
             return this;
         }
 
