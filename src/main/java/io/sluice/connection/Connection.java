@@ -44,6 +44,14 @@ public interface Connection extends AutoCloseable {
      */
     void sendFrames(ByteBuffer frames);
 
+    /**
+     * Queues a writer of whole frames that runs on the connection's writer thread, straight into the socket buffer
+     * (so payload bytes are copied once). The writer must not block; what it reads must stay unchanged until it ran.
+     *
+     * @throws io.sluice.errors.ConnectionFailedException if the connection is closed or the queue stays full
+     */
+    void sendFrames(java.util.function.Consumer<io.sluice.wire.WireOutput> frames);
+
     /** @return true until the connection fails or is closed */
     boolean isOpen();
 

@@ -170,6 +170,11 @@ final class SocketConnection implements Connection {
         enqueue(frames.slice());
     }
 
+    @Override
+    public void sendFrames(java.util.function.Consumer<WireOutput> frames) {
+        enqueue(frames);
+    }
+
     private void enqueue(Object item) {
         requireOpen();
         boolean queued;
@@ -302,6 +307,10 @@ final class SocketConnection implements Connection {
                         out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
                     } else if (item instanceof ByteBuffer b) {
                         buf.writeBytes(b);
+                    } else if (item instanceof java.util.function.Consumer<?> writer) {
+                        @SuppressWarnings("unchecked")
+                        java.util.function.Consumer<WireOutput> w = (java.util.function.Consumer<WireOutput>) writer;
+                        w.accept(buf);
                     } else {
                         FrameCodec.encode((WireCommand) item, buf);
                     }

@@ -58,6 +58,20 @@ public final class SegmentStoreServer implements AutoCloseable {
         return connections.size();
     }
 
+    /**
+     * Closes every client connection now (clients reconnect); for operators and for tests of reconnect paths.
+     *
+     * @return how many connections were closed
+     */
+    public int dropConnections() {
+        int n = 0;
+        for (ServerConnection c : connections) {
+            c.close();
+            n++;
+        }
+        return n;
+    }
+
     private void acceptLoop() {
         while (!closed) {
             Socket socket;

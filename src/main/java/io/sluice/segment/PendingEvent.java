@@ -1,0 +1,83 @@
+package io.sluice.segment;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.sluice.wire.Event;
+
+/**
+ * Events waiting to be durable: one event, or several that must be appended atomically (a batch for one routing
+ * key). The payloads are not copied; the caller must not change them. The future completes when the server
+ * acknowledged them, or fails with the reason they never will be.
+ */
+public final class PendingEvent {
+    /** Largest event payload Pravega accepts: 8 MiB. */
+    public static final int MAX_EVENT_SIZE = 8 * 1024 * 1024;
+    /** Largest atomic batch: two events' worth, as Pravega's writer allows. */
+    public static final int MAX_BATCH_SIZE = 2 * MAX_EVENT_SIZE;
+
+    private final String routingKey;
+    private final List<ByteBuffer> payloads;
+    private final int framedSize;
+    private final CompletableFuture<Void> future = new CompletableFuture<>();
+    /** Assigned by the segment writer that sends it; guarded by that writer's lock. */
+    long eventNumber;
+
+    /**
+     * @param routingKey the key that chose the segment, or {@code null}
+     * @param payloads one or more event payloads (not copied)
+     * @throws IllegalArgumentException if there is no payload, one is larger than {@link #MAX_EVENT_SIZE}, or all
+     *     together exceed {@link #MAX_BATCH_SIZE}
+     */
+    public PendingEvent(String routingKey, List<ByteBuffer> payloads) {
+        if (payloads.isEmpty()) {
+            throw new IllegalArgumentException("a write needs at least one event");
+        }
+        long framed = 0;
+        for (ByteBuffer p : payloads) {
+            if (p.remaining() > MAX_EVENT_SIZE) {
+                throw new IllegalArgumentException("event of " + p.remaining() + " bytes exceeds the maximum event size of "
+                        + MAX_EVENT_SIZE + " bytes");
+            }
+            framed += Event.HEADER_SIZE + p.remaining();
+        }
+        if (framed > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException("atomic batch of " + framed + " bytes exceeds the maximum of "
+                    + MAX_BATCH_SIZE + " bytes");
+        }
+        this.routingKey = routingKey;
+        this.payloads = List.copyOf(payloads);
+        this.framedSize = (int) framed;
+    }
+
+    /** @return a pending write of one event */
+    public static PendingEvent of(String routingKey, ByteBuffer payload) {
+        return new PendingEvent(routingKey, List.of(payload));
+    }
+
+    /** @return the routing key, or {@code null} */
+    public String routingKey() {
+        return routingKey;
+    }
+
+    /** @return the payloads (not copies) */
+    public List<ByteBuffer> payloads() {
+        return payloads;
+    }
+
+    /** @return how many events */
+    public int count() {
+        return payloads.size();
+    }
+
+    /** @return bytes on the wire and in the segment, framing included */
+    public int framedSize() {
+        return framedSize;
+    }
+
+    /** @return completes when durable; fails if the events can never be written */
+    public CompletableFuture<Void> future() {
+        return future;
+    }
+}

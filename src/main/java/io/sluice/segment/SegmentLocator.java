@@ -1,0 +1,33 @@
+package io.sluice.segment;
+
+import io.sluice.common.Endpoint;
+
+/**
+ * Where a segment lives. Implemented over the controller's {@code getURI} with a cache. Thread-safe.
+ */
+public interface SegmentLocator {
+
+    /**
+     * @param segment a qualified segment name
+     * @return the segment store that serves it (may ask the controller, blocking the caller)
+     */
+    Endpoint endpoint(String segment);
+
+    /** Forgets a cached endpoint after the segment store answered WrongHost. */
+    void invalidate(String segment);
+
+    /** @return a locator that always answers {@code endpoint} (tests, single-node servers) */
+    static SegmentLocator fixed(Endpoint endpoint) {
+        return new SegmentLocator() {
+            @Override
+            public Endpoint endpoint(String segment) {
+                return endpoint;
+            }
+
+            @Override
+            public void invalidate(String segment) {
+                // nothing cached
+            }
+        };
+    }
+}

@@ -1,0 +1,566 @@
+package io.sluice.segment;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.common.Deadline;
+import io.sluice.common.Endpoint;
+import io.sluice.common.Retry;
+import io.sluice.common.Threads;
+import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.Lease;
+import io.sluice.connection.ReplyErrors;
+import io.sluice.errors.ConnectionFailedException;
+import io.sluice.errors.DeadlineExceededException;
+import io.sluice.errors.ProtocolException;
+import io.sluice.errors.SluiceException;
+import io.sluice.errors.TokenExpiredException;
+import io.sluice.errors.WrongHostException;
+import io.sluice.errors.WriterClosedException;
+import io.sluice.wire.AppendSetup;
+import io.sluice.wire.AuthTokenCheckFailed;
+import io.sluice.wire.DataAppended;
+import io.sluice.wire.ErrorReply;
+import io.sluice.wire.KeepAlive;
+import io.sluice.wire.NoSuchSegment;
+import io.sluice.wire.Reply;
+import io.sluice.wire.SegmentIsSealed;
+import io.sluice.wire.SetupAppend;
+import io.sluice.wire.WireCommandType;
+import io.sluice.wire.WireOutput;
+import io.sluice.wire.WrongHost;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends events to one segment, exactly once, with many blocks in flight.
+ *
+ * <p>Two virtual threads run it. The <b>flusher</b> takes whatever events have queued since its last block,
+ * numbers them and hands one {@code AppendBlock}+{@code AppendBlockEnd} to the connection (encoded on the
+ * connection's writer thread, straight into the socket buffer): the more callers write while a block is on the
+ * wire, the bigger the next one, with no timers. The <b>receiver</b> reads acknowledgements and completes events in
+ * order; when the connection fails it reconnects with the same writer id, completes what the server already has
+ * ({@code AppendSetup.lastEventNumber}) and resends the rest, in order, before the flusher may send anything new.
+ *
+ * <p>When the segment is sealed (or gone), the writer stops and hands every unacknowledged event, in order, to
+ * its {@link Listener}, which re-routes them to the successors. Thread-safe.
+ */
+public final class SegmentWriter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
+    private static final Duration AWAIT_SLICE = Duration.ofSeconds(30);
+
+    /** Hears what ends a segment writer. Called on the writer's own threads; must not block for long. */
+    public interface Listener {
+        /**
+         * The segment is sealed or deleted: no event will be appended to it again.
+         *
+         * @param unacknowledged every event not known to be durable, in the order they were written
+         */
+        void segmentEnded(String segment, List<PendingEvent> unacknowledged);
+    }
+
+    /**
+     * How a writer behaves.
+     *
+     * @param retry how reconnects are retried before pending writes fail
+     * @param maxBlockBytes bytes of events one block may carry (larger single events travel alone)
+     * @param setupTimeout how long one connect + SetupAppend attempt may take
+     */
+    public record Config(Retry retry, int maxBlockBytes, Duration setupTimeout) {
+        /** Pravega's writer retry policy (1 ms, ×10, up to 20 s, 10 attempts), 1 MiB blocks, 30 s setup. */
+        public static final Config DEFAULT = new Config(Retry.withExpBackoff(Duration.ofMillis(1), 10, 10,
+                Duration.ofSeconds(20)), 1024 * 1024, Duration.ofSeconds(30));
+
+        /** Checks the values. */
+        public Config {
+            Objects.requireNonNull(retry, "retry");
+            Objects.requireNonNull(setupTimeout, "setupTimeout");
+            if (maxBlockBytes < 1024) {
+                throw new IllegalArgumentException("maxBlockBytes must be at least 1024: " + maxBlockBytes);
+            }
+        }
+    }
+
+    private enum Phase { CONNECTING, READY, ENDED, FAILED, CLOSED }
+
+    private final String segment;
+    private final UUID writerId;
+    private final ConnectionPool pool;
+    private final SegmentLocator locator;
+    private final Supplier<DelegationTokenProvider> tokens;
+    private final Config config;
+    private final Listener listener;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    /** Guarded by lock: written, not yet taken by the flusher. */
+    private final ArrayDeque<PendingEvent> queued = new ArrayDeque<>();
+    /** Guarded by lock: sent (or about to be), not yet acknowledged; in event-number order. */
+    private final ArrayDeque<PendingEvent> inflight = new ArrayDeque<>();
+    /** Guarded by lock. */
+    private Phase phase = Phase.CONNECTING;
+    /** Guarded by lock: the lease the flusher sends on while READY. */
+    private Lease lease;
+    /** Guarded by lock. */
+    private long lastEventNumber;
+    /** Guarded by lock: why the writer failed. */
+    private SluiceException failure;
+
+    private final Thread flusher;
+    private final Thread receiver;
+
+    /**
+     * Starts a writer; it connects in the background.
+     *
+     * @param writerId the writer session id; the same id across reconnects is what makes appends exactly-once
+     * @param tokens the delegation tokens for the segment's stream ({@code null} supplier result = no auth)
+     */
+    public SegmentWriter(String segment, UUID writerId, ConnectionPool pool, SegmentLocator locator,
+                         Supplier<DelegationTokenProvider> tokens, Config config, Listener listener) {
+        this.segment = Objects.requireNonNull(segment, "segment");
+        this.writerId = Objects.requireNonNull(writerId, "writerId");
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.locator = Objects.requireNonNull(locator, "locator");
+        this.tokens = Objects.requireNonNull(tokens, "tokens");
+        this.config = Objects.requireNonNull(config, "config");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.receiver = Threads.startVirtual("sluice-writer-receiver-" + segment, this::receiveLoop);
+        this.flusher = Threads.startVirtual("sluice-writer-flusher-" + segment, this::flushLoop);
+    }
+
+    /** @return the segment this writer appends to */
+    public String segment() {
+        return segment;
+    }
+
+    /** @return the writer id */
+    public UUID writerId() {
+        return writerId;
+    }
+
+    /**
+     * Queues events for this segment. Never blocks (memory is bounded by the caller).
+     *
+     * @return false if the writer has ended (the segment is sealed or gone): route the events elsewhere
+     * @throws SluiceException the failure that stopped the writer, if it failed
+     */
+    public boolean write(PendingEvent event) {
+        lock.lock();
+        try {
+            switch (phase) {
+                case ENDED -> {
+                    return false;
+                }
+                case FAILED -> throw failure;
+                case CLOSED -> throw new IllegalStateException("the writer of segment " + segment + " is closed");
+                default -> {
+                    queued.add(event);
+                    changed.signalAll();
+                    return true;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return true while events are queued or in flight */
+    public boolean busy() {
+        lock.lock();
+        try {
+            return !queued.isEmpty() || !inflight.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ flusher
+
+    private void flushLoop() {
+        List<PendingEvent> batch = new ArrayList<>();
+        try {
+            while (true) {
+                Lease on;
+                long last;
+                lock.lock();
+                try {
+                    while (phase == Phase.CONNECTING || (phase == Phase.READY && queued.isEmpty())) {
+                        changed.await();
+                    }
+                    if (phase != Phase.READY) {
+                        return;
+                    }
+                    int bytes = 0;
+                    while (!queued.isEmpty() && (batch.isEmpty() || bytes + queued.peek().framedSize() <= config.maxBlockBytes())) {
+                        PendingEvent e = queued.poll();
+                        lastEventNumber += e.count();
+                        e.eventNumber = lastEventNumber;
+                        inflight.add(e);
+                        batch.add(e);
+                        bytes += e.framedSize();
+                    }
+                    on = lease;
+                    last = lastEventNumber;
+                } finally {
+                    lock.unlock();
+                }
+                send(on, batch, last);
+                batch = new ArrayList<>();
+            }
+        } catch (InterruptedException e) {
+            // closed
+        }
+    }
+
+    /** Hands a block to the connection; if it is gone, the receiver reconnects and resends from {@code inflight}. */
+    private void send(Lease on, List<PendingEvent> batch, long last) {
+        long requestId = on.nextRequestId();
+        try {
+            on.flow().connection().sendFrames(out -> encodeBlock(out, batch, last, requestId));
+        } catch (ConnectionFailedException e) {
+            LOG.debug("block for {} not sent: {}", segment, e.getMessage());
+        }
+    }
+
+    /** AppendBlock with the framed events, then AppendBlockEnd; runs on the connection's writer thread. */
+    private void encodeBlock(WireOutput out, List<PendingEvent> batch, long last, long requestId) {
+        int framed = 0;
+        int count = 0;
+        for (PendingEvent e : batch) {
+            framed += e.framedSize();
+            count += e.count();
+        }
+        out.ensure(framed + 64);
+        out.writeInt(WireCommandType.APPEND_BLOCK.code());
+        out.writeInt(16 + framed);
+        out.writeUuid(writerId);
+        for (PendingEvent e : batch) {
+            for (ByteBuffer p : e.payloads()) {
+                out.writeInt(WireCommandType.EVENT.code());
+                out.writeInt(p.remaining());
+                out.writeBytes(p);
+            }
+        }
+        out.writeInt(WireCommandType.APPEND_BLOCK_END.code());
+        out.writeInt(16 + 4 + 4 + 4 + 8 + 8);
+        out.writeUuid(writerId);
+        out.writeInt(framed);
+        out.writeInt(0);
+        out.writeInt(count);
+        out.writeLong(last);
+        out.writeLong(requestId);
+    }
+
+    // ------------------------------------------------------------------ receiver
+
+    private void receiveLoop() {
+        try {
+            while (connect()) {
+                Lease current;
+                lock.lock();
+                try {
+                    current = lease;
+                }  finally {
+                    lock.unlock();
+                }
+                try {
+                    while (true) {
+                        Reply r;
+                        try {
+                            r = current.await(Deadline.after(AWAIT_SLICE));
+                        } catch (DeadlineExceededException idle) {
+                            continue;
+                        }
+                        if (!handle(r)) {
+                            return;
+                        }
+                    }
+                } catch (ConnectionFailedException e) {
+                    LOG.debug("connection for {} failed, reconnecting: {}", segment, e.getMessage());
+                    reconnecting(current);
+                }
+            }
+        } catch (RuntimeException e) {
+            fail(e instanceof SluiceException s ? s : new ProtocolException("writer of " + segment + " failed: " + e, e));
+        }
+    }
+
+    /** @return false when the writer is done (ended or failed) */
+    private boolean handle(Reply r) {
+        switch (r) {
+            case DataAppended ack -> acknowledge(ack.eventNumber());
+            case SegmentIsSealed s -> {
+                end();
+                return false;
+            }
+            case NoSuchSegment n -> {
+                end();
+                return false;
+            }
+            case WrongHost w -> {
+                locator.invalidate(segment);
+                throw new ConnectionFailedException("segment store does not own " + segment);
+            }
+            case AuthTokenCheckFailed a when a.isTokenExpired() -> {
+                refreshToken();
+                throw new ConnectionFailedException("delegation token expired");
+            }
+            case KeepAlive k -> { }
+            case ErrorReply e -> throw ReplyErrors.toException(e);
+            default -> LOG.debug("writer of {} ignores {}", segment, r);
+        }
+        return true;
+    }
+
+    private void refreshToken() {
+        DelegationTokenProvider p = tokens.get();
+        if (p != null) {
+            p.refreshAfterExpired(p.token());
+        }
+    }
+
+    private void acknowledge(long eventNumber) {
+        List<PendingEvent> done = new ArrayList<>();
+        lock.lock();
+        try {
+            while (!inflight.isEmpty() && inflight.peek().eventNumber <= eventNumber) {
+                done.add(inflight.poll());
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (PendingEvent e : done) {
+            e.future().complete(null);
+        }
+    }
+
+    private void reconnecting(Lease broken) {
+        lock.lock();
+        try {
+            if (phase == Phase.READY) {
+                phase = Phase.CONNECTING;
+            }
+        } finally {
+            lock.unlock();
+        }
+        broken.close();
+    }
+
+    /**
+     * Connects (with retries), sets up the append session, completes what the server has and resends the rest.
+     *
+     * @return false if the writer should stop (ended, failed, closed)
+     */
+    private boolean connect() {
+        try {
+            return config.retry().run("append setup on segment " + segment, () -> {
+                lock.lock();
+                try {
+                    if (phase != Phase.CONNECTING) {
+                        return false;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                return setupOnce();
+            });
+        } catch (SluiceException e) {
+            fail(e);
+            return false;
+        }
+    }
+
+    private boolean setupOnce() {
+        Deadline deadline = Deadline.after(config.setupTimeout());
+        Endpoint endpoint = locator.endpoint(segment);
+        Lease l = pool.lease(endpoint, deadline);
+        boolean handedOver = false;
+        try {
+            DelegationTokenProvider p = tokens.get();
+            String token = p == null ? "" : p.token(deadline);
+            long id = l.nextRequestId();
+            l.send(new SetupAppend(id, writerId, segment, token));
+            Reply r = l.await(deadline);
+            switch (r) {
+                case AppendSetup s -> {
+                    resume(l, s.lastEventNumber());
+                    handedOver = true;
+                    return true;
+                }
+                case NoSuchSegment n -> {
+                    end();
+                    return false;
+                }
+                case WrongHost w -> {
+                    locator.invalidate(segment);
+                    throw new WrongHostException("segment store " + endpoint + " does not own " + segment);
+                }
+                case AuthTokenCheckFailed a when a.isTokenExpired() -> {
+                    if (p != null) {
+                        p.refreshAfterExpired(token);
+                    }
+                    throw new TokenExpiredException("delegation token for " + segment + " expired");
+                }
+                case ErrorReply e -> throw ReplyErrors.toException(e);
+                default -> throw new ProtocolException("segment store answered SetupAppend of " + segment + " with " + r.type());
+            }
+        } finally {
+            if (!handedOver) {
+                l.close();
+            }
+        }
+    }
+
+    /** The session is set up: complete what the server has, resend the rest, then let the flusher go. */
+    private void resume(Lease l, long serverLast) {
+        List<PendingEvent> done = new ArrayList<>();
+        List<PendingEvent> resend;
+        lock.lock();
+        try {
+            while (!inflight.isEmpty() && serverLast != Long.MIN_VALUE && inflight.peek().eventNumber <= serverLast) {
+                done.add(inflight.poll());
+            }
+            if (serverLast != Long.MIN_VALUE && lastEventNumber < serverLast) {
+                // the server knows this writer id further than we do: continue after its number
+                lastEventNumber = serverLast;
+            }
+            resend = new ArrayList<>(inflight);
+            lease = l;
+        } finally {
+            lock.unlock();
+        }
+        done.forEach(e -> e.future().complete(null));
+        // resend in order, in blocks, before anything new
+        List<PendingEvent> block = new ArrayList<>();
+        int bytes = 0;
+        for (PendingEvent e : resend) {
+            if (!block.isEmpty() && bytes + e.framedSize() > config.maxBlockBytes()) {
+                send(l, block, block.get(block.size() - 1).eventNumber);
+                block = new ArrayList<>();
+                bytes = 0;
+            }
+            block.add(e);
+            bytes += e.framedSize();
+        }
+        if (!block.isEmpty()) {
+            send(l, block, block.get(block.size() - 1).eventNumber);
+        }
+        lock.lock();
+        try {
+            if (phase == Phase.CONNECTING) {
+                phase = Phase.READY;
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The segment is sealed or gone: hand every unacknowledged event back for re-routing. */
+    private void end() {
+        List<PendingEvent> unacked;
+        Lease l;
+        lock.lock();
+        try {
+            if (phase == Phase.ENDED || phase == Phase.CLOSED || phase == Phase.FAILED) {
+                return;
+            }
+            phase = Phase.ENDED;
+            l = takeLease();
+            unacked = new ArrayList<>(inflight);
+            unacked.addAll(queued);
+            inflight.clear();
+            queued.clear();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        closeLease(l);
+        LOG.debug("segment {} ended with {} unacknowledged events", segment, unacked.size());
+        listener.segmentEnded(segment, unacked);
+    }
+
+    /** Under the lock: forget the lease; the caller closes it after unlocking. */
+    private Lease takeLease() {
+        Lease l = lease;
+        lease = null;
+        return l;
+    }
+
+    private static void closeLease(Lease l) {
+        if (l != null) {
+            l.close();
+        }
+    }
+
+    private void fail(SluiceException cause) {
+        List<PendingEvent> failed;
+        Lease l;
+        lock.lock();
+        try {
+            if (phase == Phase.ENDED || phase == Phase.CLOSED || phase == Phase.FAILED) {
+                return;
+            }
+            phase = Phase.FAILED;
+            l = takeLease();
+            failure = cause;
+            failed = new ArrayList<>(inflight);
+            failed.addAll(queued);
+            inflight.clear();
+            queued.clear();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        closeLease(l);
+        LOG.warn("writer of segment {} failed; {} pending events fail with it: {}", segment, failed.size(), cause.getMessage());
+        failed.forEach(e -> e.future().completeExceptionally(cause));
+    }
+
+    /**
+     * Stops the writer. Events still pending fail with a closed-writer error; flush first to avoid that.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        List<PendingEvent> abandoned;
+        Lease l;
+        lock.lock();
+        try {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
+            boolean alive = phase == Phase.READY || phase == Phase.CONNECTING;
+            phase = Phase.CLOSED;
+            abandoned = alive ? new ArrayList<>(inflight) : List.of();
+            if (alive) {
+                abandoned.addAll(queued);
+            }
+            inflight.clear();
+            queued.clear();
+            l = takeLease();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        flusher.interrupt();
+        receiver.interrupt();
+        closeLease(l);
+        SluiceException closed = new WriterClosedException("the writer of segment " + segment + " was closed before the event was durable");
+        abandoned.forEach(e -> e.future().completeExceptionally(closed));
+    }
+
+    @Override
+    public String toString() {
+        return "SegmentWriter[" + segment + ", writer " + writerId + "]";
+    }
+}

@@ -1,0 +1,160 @@
+package io.sluice.segment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.common.Deadline;
+import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.RawClient;
+import io.sluice.connection.TcpConnectionFactory;
+import io.sluice.server.SegmentStore;
+import io.sluice.server.SegmentStoreServer;
+import io.sluice.server.TokenVerifier;
+import io.sluice.wire.EventFrames;
+import io.sluice.wire.ReadSegment;
+import io.sluice.wire.SegmentRead;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The segment writer against the embedded segment store: batching, acks, reconnects, seals. */
+@Timeout(60)
+class SegmentWriterTest {
+    private static final String SEG = "scope/stream/0.#epoch.0";
+    private static final Deadline LONG = Deadline.after(Duration.ofSeconds(50));
+
+    private SegmentStore store;
+    private SegmentStoreServer server;
+    private ConnectionPool pool;
+    private final List<List<PendingEvent>> ended = new CopyOnWriteArrayList<>();
+    private final CountDownLatch endedLatch = new CountDownLatch(1);
+
+    @BeforeEach
+    void start() throws IOException {
+        store = SegmentStore.inMemory(1);
+        server = new SegmentStoreServer(store, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null, TokenVerifier.ACCEPT_ALL);
+        pool = new ConnectionPool(new TcpConnectionFactory());
+        store.createSegment(SEG, (byte) 0, 0, 0);
+    }
+
+    @AfterEach
+    void stop() {
+        pool.close();
+        server.close();
+    }
+
+    private SegmentWriter writer(UUID id) {
+        return new SegmentWriter(SEG, id, pool, SegmentLocator.fixed(server.endpoint()), () -> null,
+                SegmentWriter.Config.DEFAULT, (segment, unacked) -> {
+                    ended.add(unacked);
+                    endedLatch.countDown();
+                });
+    }
+
+    private static PendingEvent event(String s) {
+        return PendingEvent.of(null, ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private List<String> readAll() {
+        List<String> out = new ArrayList<>();
+        RawClient raw = new RawClient(pool);
+        long offset = 0;
+        long length = store.segmentInfo(SEG).orElseThrow().length();
+        while (offset < length) {
+            long at = offset;
+            SegmentRead r = raw.call(server.endpoint(), id -> new ReadSegment(SEG, at, 1 << 20, "", id), SegmentRead.class, LONG);
+            offset += EventFrames.forEach(r.data(), e -> out.add(StandardCharsets.UTF_8.decode(e).toString()));
+        }
+        return out;
+    }
+
+    @Test
+    void writesEveryEventOnceInOrder() throws Exception {
+        try (SegmentWriter w = writer(UUID.randomUUID())) {
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            for (int i = 0; i < 5000; i++) {
+                PendingEvent e = event("e" + i);
+                assertThat(w.write(e)).isTrue();
+                acks.add(e.future());
+            }
+            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        }
+        List<String> events = readAll();
+        assertThat(events).hasSize(5000);
+        for (int i = 0; i < 5000; i++) {
+            assertThat(events.get(i)).isEqualTo("e" + i);
+        }
+    }
+
+    @Test
+    void atomicBatchesStayTogether() throws Exception {
+        try (SegmentWriter w = writer(UUID.randomUUID())) {
+            PendingEvent batch = new PendingEvent("k", List.of(ByteBuffer.wrap("a".getBytes()), ByteBuffer.wrap("b".getBytes())));
+            w.write(batch);
+            batch.future().get(30, TimeUnit.SECONDS);
+        }
+        assertThat(readAll()).containsExactly("a", "b");
+    }
+
+    @Test
+    void exactlyOnceAcrossDroppedConnections() throws Exception {
+        int n = 20_000;
+        List<CompletableFuture<Void>> acks = new ArrayList<>();
+        try (SegmentWriter w = writer(UUID.randomUUID())) {
+            for (int i = 0; i < n; i++) {
+                PendingEvent e = event("event-" + i);
+                w.write(e);
+                acks.add(e.future());
+                if (i % 2500 == 1000) {
+                    // cut every connection while blocks are in flight; the writer must resume without loss or duplicates
+                    server.dropConnections();
+                }
+            }
+            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(50, TimeUnit.SECONDS);
+        }
+        List<String> events = readAll();
+        assertThat(events).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(events.get(i)).isEqualTo("event-" + i);
+        }
+    }
+
+    @Test
+    void sealedSegmentHandsBackWhatIsNotDurable() throws Exception {
+        SegmentWriter w = writer(UUID.randomUUID());
+        PendingEvent first = event("before seal");
+        w.write(first);
+        first.future().get(30, TimeUnit.SECONDS);
+        store.sealSegment(SEG);
+        PendingEvent late = event("after seal");
+        w.write(late);
+        assertThat(endedLatch.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(ended.get(0)).containsExactly(late);
+        assertThat(late.future()).isNotDone();
+        assertThat(w.write(event("more"))).as("an ended writer refuses events").isFalse();
+        w.close();
+        assertThat(readAll()).containsExactly("before seal");
+    }
+
+    @Test
+    void closeFailsWhatIsStillPending() {
+        store.sealSegment(SEG);
+        SegmentWriter w = writer(UUID.randomUUID());
+        w.close();
+        assertThat(w.busy()).isFalse();
+    }
+}
