@@ -312,6 +312,11 @@ cmd_start() {
   local timeout=${SLUICE_COMPAT_START_TIMEOUT:-120} ready line missing
   while :; do
     pid=$(cat "$pidfile" 2>/dev/null || true)
+    if [ -z "$pid" ] && [ $(( $(now_ms) - t0 )) -ge 15000 ]; then
+      say "FAILED: the launcher wrote no pid file ($pidfile) within 15 s"
+      tail_logs
+      exit 1
+    fi
     if [ -n "$pid" ] && ! alive "$pid"; then
       say "FAILED: the server exited during startup after $(elapsed "$t0") s"
       tail_logs
