@@ -1,0 +1,442 @@
+package io.sluice.segment;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.common.Deadline;
+import io.sluice.common.Retry;
+import io.sluice.common.Threads;
+import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.Lease;
+import io.sluice.connection.ReplyErrors;
+import io.sluice.errors.ConnectionFailedException;
+import io.sluice.errors.DeadlineExceededException;
+import io.sluice.errors.ProtocolException;
+import io.sluice.errors.SluiceException;
+import io.sluice.errors.StreamingInterruptedException;
+import io.sluice.wire.AuthTokenCheckFailed;
+import io.sluice.wire.ErrorReply;
+import io.sluice.wire.NoSuchSegment;
+import io.sluice.wire.ReadSegment;
+import io.sluice.wire.Reply;
+import io.sluice.wire.SegmentIsSealed;
+import io.sluice.wire.SegmentIsTruncated;
+import io.sluice.wire.SegmentRead;
+import io.sluice.wire.WireCommandType;
+import io.sluice.wire.WrongHost;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads events of one segment from an offset, prefetching on its own virtual thread into a small buffer.
+ *
+ * <p>The prefetcher keeps one ReadSegment outstanding while the buffer has room; at the tail of the segment that
+ * read is a long poll, answered when data arrives, so an idle segment costs a parked virtual thread and nothing
+ * else (its buffer is empty). Whenever the reader gets something to hand out — an event, the end of the segment,
+ * or a failure — it calls {@link Listener#ready}, so one consumer can wait on many segments at once.
+ *
+ * <p>{@link #next()} is for a single consumer thread; everything else is thread-safe.
+ */
+public final class SegmentReader implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentReader.class);
+    private static final Duration AWAIT_SLICE = Duration.ofSeconds(30);
+
+    /** Learns that a reader has something to hand out. Called on the prefetch thread; must not block. */
+    @FunctionalInterface
+    public interface Listener {
+        void ready(SegmentReader reader);
+    }
+
+    /**
+     * How a reader behaves.
+     *
+     * @param bufferBytes bytes a reader may hold that the consumer has not taken yet (the prefetch window)
+     * @param retry how lost connections are retried before the reader fails
+     */
+    public record Config(int bufferBytes, Retry retry) {
+        /** 256 KiB of prefetch; Pravega's retry policy. */
+        public static final Config DEFAULT = new Config(256 * 1024, Retry.withExpBackoff(Duration.ofMillis(1), 10, 10,
+                Duration.ofSeconds(20)));
+
+        /** Checks the values. */
+        public Config {
+            if (bufferBytes < 1024) {
+                throw new IllegalArgumentException("bufferBytes must be at least 1024: " + bufferBytes);
+            }
+            Objects.requireNonNull(retry, "retry");
+        }
+    }
+
+    /**
+     * One event read.
+     *
+     * @param segment the segment it came from
+     * @param offset the segment offset of the event's header (its position)
+     * @param payload the event bytes (read-only, not copied unless it spanned two replies)
+     */
+    public record ReadEvent(String segment, long offset, ByteBuffer payload) {
+        /** @return the offset just after this event: where a reader resuming after it starts */
+        public long nextOffset() {
+            return offset + 8 + payload.remaining();
+        }
+
+        /** @return the event's length on the wire, header included (for event pointers) */
+        public int framedLength() {
+            return 8 + payload.remaining();
+        }
+    }
+
+    private final String segment;
+    private final long endOffset;
+    private final ConnectionPool pool;
+    private final SegmentLocator locator;
+    private final Supplier<DelegationTokenProvider> tokens;
+    private final Config config;
+    private final Listener listener;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition room = lock.newCondition();
+    /** Guarded by lock: received data not yet handed out, in order. */
+    private final ArrayDeque<ByteBuffer> chunks = new ArrayDeque<>();
+    /** Guarded by lock: segment offset of the first byte in {@link #chunks}. */
+    private long bufferOffset;
+    /** Guarded by lock. */
+    private int buffered;
+    /** Guarded by lock: the segment ended at {@link #bufferOffset} + buffered (sealed and read to the end). */
+    private boolean endOfSegment;
+    /** Guarded by lock: why reading stopped, if it failed. */
+    private SluiceException failure;
+    private volatile boolean closed;
+    private final Thread prefetcher;
+
+    /**
+     * Starts reading {@code segment} at {@code startOffset} (an event boundary).
+     *
+     * @param endOffset where to stop (an event boundary), or {@link Long#MAX_VALUE} to read until the segment ends
+     */
+    public SegmentReader(String segment, long startOffset, long endOffset, ConnectionPool pool, SegmentLocator locator,
+                         Supplier<DelegationTokenProvider> tokens, Config config, Listener listener) {
+        this.segment = Objects.requireNonNull(segment, "segment");
+        if (startOffset < 0 || endOffset < startOffset) {
+            throw new IllegalArgumentException("cannot read " + segment + " from " + startOffset + " to " + endOffset);
+        }
+        this.endOffset = endOffset;
+        this.bufferOffset = startOffset;
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.locator = Objects.requireNonNull(locator, "locator");
+        this.tokens = Objects.requireNonNull(tokens, "tokens");
+        this.config = Objects.requireNonNull(config, "config");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.endOfSegment = startOffset >= endOffset;
+        this.prefetcher = Threads.startVirtual("sluice-reader-" + segment, this::prefetchLoop);
+    }
+
+    /** @return the segment */
+    public String segment() {
+        return segment;
+    }
+
+    /**
+     * Takes the next complete event, if one is buffered.
+     *
+     * @return the event, or {@code null} if none is complete yet (or the segment ended: see {@link #isFinished()})
+     * @throws SluiceException the failure that stopped the reader (e.g. {@link io.sluice.errors.SegmentTruncatedException}
+     *     when the data at the reader's offset was truncated away), once every buffered event has been taken
+     */
+    public ReadEvent next() {
+        lock.lock();
+        try {
+            ReadEvent e = takeEvent();
+            if (e == null && failure != null) {
+                throw failure;
+            }
+            return e;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return true once the segment (or the requested range) has been read completely and every event taken */
+    public boolean isFinished() {
+        lock.lock();
+        try {
+            return endOfSegment && buffered == 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return true if {@link #next()} would return an event, throw, or the reader finished */
+    public boolean hasSomething() {
+        lock.lock();
+        try {
+            return (endOfSegment && buffered == 0) || failure != null || completeEventBuffered();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the offset of the next event to be taken: where this reader stands */
+    public long position() {
+        lock.lock();
+        try {
+            return bufferOffset;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock. */
+    private boolean completeEventBuffered() {
+        if (buffered < 8) {
+            return false;
+        }
+        int length = headerInt(4);
+        return length >= 0 && buffered >= 8 + length;
+    }
+
+    /** Under the lock: reads the int at {@code at} bytes into the buffered data. */
+    private int headerInt(int at) {
+        int v = 0;
+        int i = 0;
+        for (ByteBuffer c : chunks) {
+            int n = c.remaining();
+            while (i < 4 && at < n) {
+                v = (v << 8) | (c.get(c.position() + at) & 0xFF);
+                at++;
+                i++;
+            }
+            if (i == 4) {
+                return v;
+            }
+            at -= n;
+        }
+        throw new IllegalStateException("header read past the buffered data");
+    }
+
+    /** Under the lock. */
+    private ReadEvent takeEvent() {
+        if (!completeEventBuffered()) {
+            return null;
+        }
+        int type = headerInt(0);
+        int length = headerInt(4);
+        if (type != WireCommandType.EVENT.code()) {
+            failure = new ProtocolException("segment " + segment + " holds no event at offset " + bufferOffset
+                    + " (type code " + type + "): is it a byte stream, or was the offset not an event boundary?");
+            chunks.clear();
+            buffered = 0;
+            return null;
+        }
+        long offset = bufferOffset;
+        skip(8);
+        ByteBuffer head = chunks.peek();
+        ByteBuffer payload;
+        if (head.remaining() >= length) {
+            payload = head.slice(head.position(), length);
+            skip(length);
+        } else {
+            byte[] joined = new byte[length];
+            int done = 0;
+            while (done < length) {
+                ByteBuffer c = chunks.peek();
+                int n = Math.min(c.remaining(), length - done);
+                c.get(c.position(), joined, done, n);
+                done += n;
+                skip(n);
+            }
+            payload = ByteBuffer.wrap(joined).asReadOnlyBuffer();
+        }
+        room.signalAll();
+        return new ReadEvent(segment, offset, payload);
+    }
+
+    /** Under the lock: drops {@code n} bytes from the front. */
+    private void skip(int n) {
+        int left = n;
+        while (left > 0) {
+            ByteBuffer c = chunks.peek();
+            int take = Math.min(left, c.remaining());
+            c.position(c.position() + take);
+            if (!c.hasRemaining()) {
+                chunks.poll();
+            }
+            left -= take;
+        }
+        buffered -= n;
+        bufferOffset += n;
+    }
+
+    // ------------------------------------------------------------------ prefetch
+
+    private void prefetchLoop() {
+        Lease lease = null;
+        long readOffset;
+        lock.lock();
+        try {
+            readOffset = bufferOffset;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            while (!closed && readOffset < endOffset) {
+                int want;
+                lock.lock();
+                try {
+                    while (!closed && buffered >= config.bufferBytes() / 2 && !endOfSegment) {
+                        room.await();
+                    }
+                    if (closed || endOfSegment) {
+                        return;
+                    }
+                    want = (int) Math.min(config.bufferBytes() - buffered, endOffset - readOffset);
+                } finally {
+                    lock.unlock();
+                }
+                if (lease == null) {
+                    lease = connect();
+                }
+                Reply reply;
+                try {
+                    reply = read(lease, readOffset, want);
+                } catch (ConnectionFailedException e) {
+                    LOG.debug("reading {} lost its connection: {}", segment, e.getMessage());
+                    lease.close();
+                    lease = null;
+                    continue;
+                }
+                switch (reply) {
+                    case SegmentRead r -> {
+                        if (r.offset() != readOffset) {
+                            throw new ProtocolException("segment store answered a read of " + segment + " at " + readOffset
+                                    + " with data at " + r.offset());
+                        }
+                        ByteBuffer data = r.data();
+                        int n = (int) Math.min(data.remaining(), endOffset - readOffset);
+                        readOffset += n;
+                        deliver(data.limit(data.position() + n), r.endOfSegment() || readOffset >= endOffset);
+                    }
+                    case SegmentIsSealed s -> deliver(ByteBuffer.allocate(0), true);
+                    case SegmentIsTruncated t -> {
+                        fail(ReplyErrors.toException(t));
+                        return;
+                    }
+                    case NoSuchSegment n -> {
+                        fail(ReplyErrors.toException(n));
+                        return;
+                    }
+                    case WrongHost w -> {
+                        locator.invalidate(segment);
+                        lease.close();
+                        lease = null;
+                    }
+                    case AuthTokenCheckFailed a when a.isTokenExpired() -> {
+                        DelegationTokenProvider p = tokens.get();
+                        if (p != null) {
+                            p.refreshAfterExpired(p.token());
+                        }
+                    }
+                    case ErrorReply e -> {
+                        fail(ReplyErrors.toException(e));
+                        return;
+                    }
+                    default -> throw new ProtocolException("segment store answered a read of " + segment + " with " + reply.type());
+                }
+            }
+        } catch (StreamingInterruptedException | InterruptedException e) {
+            // closed
+        } catch (SluiceException e) {
+            fail(e);
+        } catch (RuntimeException e) {
+            fail(new ProtocolException("reader of " + segment + " failed: " + e, e));
+        } finally {
+            if (lease != null) {
+                lease.close();
+            }
+        }
+    }
+
+    private Lease connect() {
+        return config.retry().run("connecting to read " + segment, () -> pool.lease(locator.endpoint(segment),
+                Deadline.after(Duration.ofSeconds(30))));
+    }
+
+    /** One read: sends ReadSegment and waits (as long as it takes: at the tail it is a long poll). */
+    private Reply read(Lease lease, long offset, int length) {
+        DelegationTokenProvider p = tokens.get();
+        String token = p == null ? "" : p.token();
+        long id = lease.nextRequestId();
+        lease.send(new ReadSegment(segment, offset, length, token, id));
+        while (!closed) {
+            try {
+                Reply r = lease.await(Deadline.after(AWAIT_SLICE));
+                if (r.requestId() == id) {
+                    return r;
+                }
+            } catch (DeadlineExceededException idle) {
+                // a long poll at the tail: keep waiting
+            }
+        }
+        throw new StreamingInterruptedException("reader of " + segment + " closed", null);
+    }
+
+    private void deliver(ByteBuffer data, boolean end) {
+        boolean wake;
+        lock.lock();
+        try {
+            boolean hadEvent = completeEventBuffered();
+            if (data.hasRemaining()) {
+                chunks.add(data.order(ByteOrder.BIG_ENDIAN));
+                buffered += data.remaining();
+            }
+            if (end) {
+                endOfSegment = true;
+            }
+            wake = (!hadEvent && completeEventBuffered()) || end;
+        } finally {
+            lock.unlock();
+        }
+        if (wake) {
+            listener.ready(this);
+        }
+    }
+
+    private void fail(SluiceException e) {
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = e;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (!closed) {
+            listener.ready(this);
+        }
+    }
+
+    /** Stops prefetching. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        lock.lock();
+        try {
+            room.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        prefetcher.interrupt();
+    }
+
+    @Override
+    public String toString() {
+        return "SegmentReader[" + segment + " at " + position() + "]";
+    }
+}

@@ -1,0 +1,170 @@
+package io.sluice.segment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.TcpConnectionFactory;
+import io.sluice.errors.SegmentTruncatedException;
+import io.sluice.server.SegmentStore;
+import io.sluice.server.SegmentStoreServer;
+import io.sluice.server.TokenVerifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The prefetching segment reader against the embedded segment store. */
+@Timeout(60)
+class SegmentReaderTest {
+    private static final String SEG = "scope/stream/0.#epoch.0";
+
+    private SegmentStore store;
+    private SegmentStoreServer server;
+    private ConnectionPool pool;
+    private final LinkedBlockingQueue<SegmentReader> ready = new LinkedBlockingQueue<>();
+    private final List<SegmentReader> readers = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        store = SegmentStore.inMemory(1);
+        server = new SegmentStoreServer(store, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null, TokenVerifier.ACCEPT_ALL);
+        pool = new ConnectionPool(new TcpConnectionFactory());
+        store.createSegment(SEG, (byte) 0, 0, 0);
+    }
+
+    @AfterEach
+    void stop() {
+        readers.forEach(SegmentReader::close);
+        pool.close();
+        server.close();
+    }
+
+    private void write(String segment, int from, int count, int size) throws Exception {
+        try (SegmentWriter w = new SegmentWriter(segment, UUID.randomUUID(), pool, SegmentLocator.fixed(server.endpoint()),
+                () -> null, SegmentWriter.Config.DEFAULT, (s, u) -> { })) {
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            for (int i = from; i < from + count; i++) {
+                String body = ("event-" + i + "-").repeat(Math.max(1, size / 10));
+                PendingEvent e = PendingEvent.of(null, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)));
+                w.write(e);
+                acks.add(e.future());
+            }
+            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private SegmentReader reader(String segment, long from, long to, int buffer) {
+        SegmentReader r = new SegmentReader(segment, from, to, pool, SegmentLocator.fixed(server.endpoint()), () -> null,
+                new SegmentReader.Config(buffer, SegmentReader.Config.DEFAULT.retry()), ready::add);
+        readers.add(r);
+        return r;
+    }
+
+    /** Takes events until {@code n} were read, waiting on the ready queue between bursts. */
+    private List<SegmentReader.ReadEvent> take(SegmentReader r, int n) throws InterruptedException {
+        List<SegmentReader.ReadEvent> out = new ArrayList<>();
+        while (out.size() < n) {
+            SegmentReader.ReadEvent e = r.next();
+            if (e != null) {
+                out.add(e);
+            } else if (!r.isFinished()) {
+                assertThat(ready.poll(30, TimeUnit.SECONDS)).as("reader signals new data").isNotNull();
+            } else {
+                break;
+            }
+        }
+        return out;
+    }
+
+    private static String text(SegmentReader.ReadEvent e) {
+        return StandardCharsets.UTF_8.decode(e.payload().duplicate()).toString();
+    }
+
+    @Test
+    void readsEventsSpanningManyRepliesWithASmallBuffer() throws Exception {
+        write(SEG, 0, 2000, 100);
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 1024);
+        List<SegmentReader.ReadEvent> events = take(r, 2000);
+        assertThat(events).hasSize(2000);
+        long offset = 0;
+        for (int i = 0; i < 2000; i++) {
+            assertThat(text(events.get(i))).startsWith("event-" + i + "-");
+            assertThat(events.get(i).offset()).isEqualTo(offset);
+            offset = events.get(i).nextOffset();
+        }
+        assertThat(r.position()).isEqualTo(offset);
+        assertThat(r.next()).isNull();
+        assertThat(r.isFinished()).isFalse();
+    }
+
+    @Test
+    void waitsAtTheTailAndWakesOnNewData() throws Exception {
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
+        assertThat(r.next()).isNull();
+        write(SEG, 0, 1, 10);
+        assertThat(ready.poll(30, TimeUnit.SECONDS)).isSameAs(r);
+        assertThat(text(r.next())).startsWith("event-0-");
+    }
+
+    @Test
+    void sealedSegmentFinishes() throws Exception {
+        write(SEG, 0, 3, 10);
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
+        assertThat(take(r, 3)).hasSize(3);
+        store.sealSegment(SEG);
+        while (!r.isFinished()) {
+            assertThat(ready.poll(30, TimeUnit.SECONDS)).isNotNull();
+        }
+        assertThat(r.next()).isNull();
+    }
+
+    @Test
+    void endOffsetBoundsTheRead() throws Exception {
+        write(SEG, 0, 10, 10);
+        SegmentReader all = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
+        List<SegmentReader.ReadEvent> events = take(all, 10);
+        long cut = events.get(4).nextOffset();
+        SegmentReader bounded = reader(SEG, events.get(2).offset(), cut, 64 * 1024);
+        List<SegmentReader.ReadEvent> some = take(bounded, 100);
+        assertThat(some).extracting(SegmentReaderTest::text).hasSize(3).allSatisfy(t -> assertThat(t).startsWith("event-"));
+        assertThat(text(some.get(0))).startsWith("event-2-");
+        assertThat(bounded.isFinished()).isTrue();
+    }
+
+    @Test
+    void truncatedDataIsASignalNotAHang() throws Exception {
+        write(SEG, 0, 10, 10);
+        store.truncateSegment(SEG, store.segmentInfo(SEG).orElseThrow().length());
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
+        assertThat(ready.poll(30, TimeUnit.SECONDS)).isSameAs(r);
+        assertThatThrownBy(r::next).isInstanceOf(SegmentTruncatedException.class).hasMessageContaining(SEG);
+    }
+
+    @Test
+    void manyIdleSegmentsDoNotDelayABusyOne() throws Exception {
+        List<SegmentReader> idle = new ArrayList<>();
+        for (int i = 0; i < 199; i++) {
+            String s = "scope/stream/" + (i + 1) + ".#epoch.0";
+            store.createSegment(s, (byte) 0, 0, 0);
+            idle.add(reader(s, 0, Long.MAX_VALUE, 64 * 1024));
+        }
+        SegmentReader busy = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
+        write(SEG, 0, 5, 10);
+        assertThat(ready.poll(30, TimeUnit.SECONDS)).isSameAs(busy);
+        assertThat(take(busy, 5)).hasSize(5);
+        assertThat(idle).allSatisfy(r -> assertThat(r.hasSomething()).isFalse());
+    }
+}
