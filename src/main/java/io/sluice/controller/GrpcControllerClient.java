@@ -451,6 +451,7 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public ReaderGroupConfig createReaderGroup(String scope, String group, ReaderGroupConfig config) {
+        Objects.requireNonNull(scope, "scope");
         Names.validateReaderGroup(group);
         Objects.requireNonNull(config, "config");
         var request = ProtoMapper.toProto(scope, group, config);
@@ -469,6 +470,8 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public long updateReaderGroup(String scope, String group, ReaderGroupConfig config) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(group, "group");
         Objects.requireNonNull(config, "config");
         var request = ProtoMapper.toProto(scope, group, config);
         return ProtoMapper.updateReaderGroupResult(call("updateReaderGroup", scope + "/" + group,
@@ -477,6 +480,8 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public boolean deleteReaderGroup(String scope, String group, UUID readerGroupId) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(group, "group");
         Objects.requireNonNull(readerGroupId, "readerGroupId");
         var request = ProtoMapper.readerGroupInfo(scope, group, readerGroupId.toString(), 0);
         return ProtoMapper.deleteReaderGroupResult(call("deleteReaderGroup", scope + "/" + group, null,
@@ -542,6 +547,8 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public StreamSegments keyValueTableSegments(String scope, String table) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(table, "table");
         var request = ProtoMapper.keyValueTableInfo(scope, table);
         return ProtoMapper.streamSegments(call("getCurrentSegmentsKeyValueTable", scope + "/" + table,
                 () -> ProtoMapper.noSuchKeyValueTable(scope, table), s -> s.getCurrentSegmentsKeyValueTable(request)));
@@ -558,6 +565,8 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public KeyValueTableConfiguration keyValueTableConfiguration(String scope, String table) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(table, "table");
         var request = ProtoMapper.keyValueTableInfo(scope, table);
         return ProtoMapper.keyValueTableConfigResult(call("getKeyValueTableConfiguration", scope + "/" + table,
                 () -> ProtoMapper.noSuchKeyValueTable(scope, table), s -> s.getKeyValueTableConfiguration(request)),
@@ -566,6 +575,8 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public boolean deleteKeyValueTable(String scope, String table) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(table, "table");
         var request = ProtoMapper.keyValueTableInfo(scope, table);
         return ProtoMapper.deleteKeyValueTableResult(call("deleteKeyValueTable", scope + "/" + table, null,
                 s -> s.deleteKeyValueTable(request)), scope, table);

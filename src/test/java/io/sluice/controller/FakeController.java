@@ -3,6 +3,8 @@ package io.sluice.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
@@ -21,11 +23,13 @@ import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
+import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.sluice.controller.grpc.v1.ControllerServiceGrpc;
 import io.sluice.controller.grpc.v1.CreateKeyValueTableStatus;
@@ -114,16 +118,33 @@ final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBa
     /** Starts an in-process server for this fake. */
     FakeController start() throws IOException {
         name = InProcessServerBuilder.generateName();
-        ServerInterceptor captureHeaders = new ServerInterceptor() {
+        server = InProcessServerBuilder.forName(name).directExecutor()
+                .addService(ServerInterceptors.intercept(this, captureHeaders())).build().start();
+        return this;
+    }
+
+    private static ServerInterceptor captureHeaders() {
+        return new ServerInterceptor() {
             @Override
             public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                                ServerCallHandler<Q, R> next) {
                 return Contexts.interceptCall(Context.current().withValue(HEADERS, headers), call, headers, next);
             }
         };
-        server = InProcessServerBuilder.forName(name).directExecutor()
-                .addService(ServerInterceptors.intercept(this, captureHeaders)).build().start();
+    }
+
+    /**
+     * Starts a Netty server for this fake on a free port of the loopback address.
+     */
+    FakeController startNetty(ServerCredentials credentials) throws IOException {
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), credentials)
+                .addService(ServerInterceptors.intercept(this, captureHeaders())).build().start();
         return this;
+    }
+
+    /** @return the port of the Netty server */
+    int port() {
+        return ((InetSocketAddress) server.getListenSockets().getFirst()).getPort();
     }
 
     /** @return a new channel to the in-process server */
