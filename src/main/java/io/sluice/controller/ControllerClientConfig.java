@@ -16,7 +16,7 @@ import io.sluice.common.Retry;
  * between attempts, 10 attempts in all. Pravega has no bound on the whole operation (10 attempts of up to 5 minutes
  * each); Sluice adds {@link #operationTimeout()}, 10 minutes by default, so that a controller that accepts calls but
  * never answers fails an operation after at most two attempts, while an unreachable controller still gets all ten
- * attempts (about 111 s of backoff).
+ * attempts (about 90 s of backoff).
  *
  * @param controllerUri where the controller is
  * @param credentials sent as the {@code authorization} header of every call, if present

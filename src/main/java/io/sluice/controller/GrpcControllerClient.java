@@ -25,12 +25,19 @@ import io.sluice.controller.grpc.v1.CreateTxnRequest;
 import io.sluice.controller.grpc.v1.GetEpochSegmentsRequest;
 import io.sluice.controller.grpc.v1.GetSegmentsRequest;
 import io.sluice.controller.grpc.v1.KVTablesInScopeRequest;
+import io.sluice.controller.grpc.v1.KeyValueTableConfig;
+import io.sluice.controller.grpc.v1.KeyValueTableInfo;
 import io.sluice.controller.grpc.v1.ListCompletedTxnRequest;
 import io.sluice.controller.grpc.v1.PingTxnRequest;
+import io.sluice.controller.grpc.v1.ReaderGroupConfiguration;
+import io.sluice.controller.grpc.v1.ReaderGroupInfo;
 import io.sluice.controller.grpc.v1.RemoveWriterRequest;
+import io.sluice.controller.grpc.v1.ScaleRequest;
 import io.sluice.controller.grpc.v1.ScaleStatusRequest;
 import io.sluice.controller.grpc.v1.ScopesRequest;
+import io.sluice.controller.grpc.v1.ScopesResponse;
 import io.sluice.controller.grpc.v1.ServerRequest;
+import io.sluice.controller.grpc.v1.StreamCutRange;
 import io.sluice.controller.grpc.v1.StreamsInScopeRequest;
 import io.sluice.controller.grpc.v1.StreamsInScopeWithTagRequest;
 import io.sluice.controller.grpc.v1.SubscriberStreamCut;
@@ -218,7 +225,7 @@ public final class GrpcControllerClient implements ControllerClient {
     @Override
     public Iterator<String> scopeIterator() {
         return new PagingIterator<>(token -> {
-            var response = call("listScopes", "", null,
+            ScopesResponse response = call("listScopes", "", null,
                     s -> s.listScopes(ScopesRequest.newBuilder().setContinuationToken(token).build()));
             return new ProtoMapper.Page<>(List.copyOf(response.getScopesList()), response.getContinuationToken());
         });
@@ -305,7 +312,7 @@ public final class GrpcControllerClient implements ControllerClient {
         if (cut.isUnbounded()) {
             throw new IllegalArgumentException("cannot truncate stream " + stream + " at the unbounded stream cut");
         }
-        var request = ProtoMapper.toProto(stream, cut);
+        io.sluice.controller.grpc.v1.StreamCut request = ProtoMapper.toProto(stream, cut);
         ProtoMapper.updateStreamResult(call("truncateStream", stream, streamNotFound(stream),
                 s -> s.truncateStream(request)), "truncateStream", stream);
     }
@@ -335,7 +342,7 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public SegmentSet segmentsBetween(ScopedStream stream, StreamCut from, StreamCut to) {
-        var request = ProtoMapper.streamCutRange(stream, from, to);
+        StreamCutRange request = ProtoMapper.streamCutRange(stream, from, to);
         return ProtoMapper.segmentSet(call("getSegmentsBetween", stream, streamNotFound(stream),
                 s -> s.getSegmentsBetween(request)));
     }
@@ -363,7 +370,7 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public boolean isStreamCutValid(ScopedStream stream, StreamCut cut) {
-        var request = ProtoMapper.toProto(stream, cut);
+        io.sluice.controller.grpc.v1.StreamCut request = ProtoMapper.toProto(stream, cut);
         return call("isStreamCutValid", stream, streamNotFound(stream), s -> s.isStreamCutValid(request))
                 .getResponse();
     }
@@ -374,7 +381,7 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public ScaleResult scale(ScopedStream stream, List<Segment> sealed, List<KeyRange> newRanges) {
-        var request = ProtoMapper.scaleRequest(stream, sealed, newRanges, System.currentTimeMillis());
+        ScaleRequest request = ProtoMapper.scaleRequest(stream, sealed, newRanges, System.currentTimeMillis());
         return ProtoMapper.scaleResult(call("scale", stream, streamNotFound(stream), s -> s.scale(request)), stream);
     }
 
@@ -454,7 +461,7 @@ public final class GrpcControllerClient implements ControllerClient {
         Objects.requireNonNull(scope, "scope");
         Names.validateReaderGroup(group);
         Objects.requireNonNull(config, "config");
-        var request = ProtoMapper.toProto(scope, group, config);
+        ReaderGroupConfiguration request = ProtoMapper.toProto(scope, group, config);
         return ProtoMapper.createReaderGroupResult(call("createReaderGroup", scope + "/" + group,
                 () -> ProtoMapper.noSuchScope(scope), s -> s.createReaderGroup(request)), scope, group);
     }
@@ -473,7 +480,7 @@ public final class GrpcControllerClient implements ControllerClient {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(group, "group");
         Objects.requireNonNull(config, "config");
-        var request = ProtoMapper.toProto(scope, group, config);
+        ReaderGroupConfiguration request = ProtoMapper.toProto(scope, group, config);
         return ProtoMapper.updateReaderGroupResult(call("updateReaderGroup", scope + "/" + group,
                 () -> ProtoMapper.noSuchReaderGroup(scope, group), s -> s.updateReaderGroup(request)), scope, group);
     }
@@ -483,7 +490,7 @@ public final class GrpcControllerClient implements ControllerClient {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(group, "group");
         Objects.requireNonNull(readerGroupId, "readerGroupId");
-        var request = ProtoMapper.readerGroupInfo(scope, group, readerGroupId.toString(), 0);
+        ReaderGroupInfo request = ProtoMapper.readerGroupInfo(scope, group, readerGroupId.toString(), 0);
         return ProtoMapper.deleteReaderGroupResult(call("deleteReaderGroup", scope + "/" + group, null,
                 s -> s.deleteReaderGroup(request)), scope, group);
     }
@@ -540,7 +547,7 @@ public final class GrpcControllerClient implements ControllerClient {
         Objects.requireNonNull(scope, "scope");
         Names.validateKeyValueTable(table);
         Objects.requireNonNull(config, "config");
-        var request = ProtoMapper.toProto(scope, table, config);
+        KeyValueTableConfig request = ProtoMapper.toProto(scope, table, config);
         return ProtoMapper.createKeyValueTableResult(call("createKeyValueTable", scope + "/" + table,
                 () -> ProtoMapper.noSuchScope(scope), s -> s.createKeyValueTable(request)), scope, table);
     }
@@ -549,7 +556,7 @@ public final class GrpcControllerClient implements ControllerClient {
     public StreamSegments keyValueTableSegments(String scope, String table) {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(table, "table");
-        var request = ProtoMapper.keyValueTableInfo(scope, table);
+        KeyValueTableInfo request = ProtoMapper.keyValueTableInfo(scope, table);
         return ProtoMapper.streamSegments(call("getCurrentSegmentsKeyValueTable", scope + "/" + table,
                 () -> ProtoMapper.noSuchKeyValueTable(scope, table), s -> s.getCurrentSegmentsKeyValueTable(request)));
     }
@@ -567,7 +574,7 @@ public final class GrpcControllerClient implements ControllerClient {
     public KeyValueTableConfiguration keyValueTableConfiguration(String scope, String table) {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(table, "table");
-        var request = ProtoMapper.keyValueTableInfo(scope, table);
+        KeyValueTableInfo request = ProtoMapper.keyValueTableInfo(scope, table);
         return ProtoMapper.keyValueTableConfigResult(call("getKeyValueTableConfiguration", scope + "/" + table,
                 () -> ProtoMapper.noSuchKeyValueTable(scope, table), s -> s.getKeyValueTableConfiguration(request)),
                 scope, table);
@@ -577,7 +584,7 @@ public final class GrpcControllerClient implements ControllerClient {
     public boolean deleteKeyValueTable(String scope, String table) {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(table, "table");
-        var request = ProtoMapper.keyValueTableInfo(scope, table);
+        KeyValueTableInfo request = ProtoMapper.keyValueTableInfo(scope, table);
         return ProtoMapper.deleteKeyValueTableResult(call("deleteKeyValueTable", scope + "/" + table, null,
                 s -> s.deleteKeyValueTable(request)), scope, table);
     }

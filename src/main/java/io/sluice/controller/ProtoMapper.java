@@ -408,7 +408,7 @@ public final class ProtoMapper {
 
     /** @return the RetentionPolicy message ({@code UNKNOWN} type for {@link RetentionPolicy#NONE}) */
     public static io.sluice.controller.grpc.v1.RetentionPolicy toProto(RetentionPolicy policy) {
-        var type = switch (policy.type()) {
+        io.sluice.controller.grpc.v1.RetentionPolicy.RetentionPolicyType type = switch (policy.type()) {
             case NONE -> io.sluice.controller.grpc.v1.RetentionPolicy.RetentionPolicyType.UNKNOWN;
             case TIME -> io.sluice.controller.grpc.v1.RetentionPolicy.RetentionPolicyType.TIME;
             case SIZE -> io.sluice.controller.grpc.v1.RetentionPolicy.RetentionPolicyType.SIZE;
