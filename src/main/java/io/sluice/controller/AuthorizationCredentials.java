@@ -15,7 +15,8 @@ import io.sluice.auth.Credentials;
  * {@code UNAUTHENTICATED}. Thread-safe.
  */
 final class AuthorizationCredentials extends CallCredentials {
-    static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
     private final Credentials credentials;
 

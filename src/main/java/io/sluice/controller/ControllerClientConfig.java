@@ -39,7 +39,8 @@ public record ControllerClientConfig(ControllerUri controllerUri, Optional<Crede
     /** The default bound on a whole operation. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofMinutes(10);
     /** Pravega's retry policy: 1 ms initial backoff, ×10, 10 attempts, at most 20 s. */
-    public static final Retry DEFAULT_RETRY = Retry.withExpBackoff(Duration.ofMillis(1), 10, 10, Duration.ofSeconds(20));
+    public static final Retry DEFAULT_RETRY =
+            Retry.withExpBackoff(Duration.ofMillis(1), 10, 10, Duration.ofSeconds(20));
     /** Pravega's gRPC keepalive interval. */
     public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofMinutes(6);
     /** Pravega's controller re-discovery interval. */

@@ -447,7 +447,8 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public List<TransactionInfo> listCompletedTransactions(ScopedStream stream) {
-        return ProtoMapper.completedTransactions(stream, call("listCompletedTransactions", stream, streamNotFound(stream),
+        return ProtoMapper.completedTransactions(stream, call("listCompletedTransactions", stream,
+                streamNotFound(stream),
                 s -> s.listCompletedTransactions(ListCompletedTxnRequest.newBuilder()
                         .setStreamInfo(ProtoMapper.streamInfo(stream)).build())));
     }

@@ -390,7 +390,8 @@ public final class ProtoMapper {
     /** @return the ScalingPolicy message */
     public static io.sluice.controller.grpc.v1.ScalingPolicy toProto(ScalingPolicy policy) {
         return io.sluice.controller.grpc.v1.ScalingPolicy.newBuilder()
-                .setScaleType(io.sluice.controller.grpc.v1.ScalingPolicy.ScalingPolicyType.valueOf(policy.type().name()))
+                .setScaleType(io.sluice.controller.grpc.v1.ScalingPolicy.ScalingPolicyType
+                        .valueOf(policy.type().name()))
                 .setTargetRate(policy.targetRate()).setScaleFactor(policy.scaleFactor())
                 .setMinNumSegments(policy.minNumSegments()).build();
     }

@@ -59,7 +59,8 @@ public final class SegmentEndpointCache {
      * @param maxSize how many entries are kept at most
      * @param nanoTicker a monotonic clock in nanoseconds ({@code System::nanoTime}; tests inject their own)
      */
-    public SegmentEndpointCache(Function<Segment, Endpoint> lookup, Duration ttl, int maxSize, LongSupplier nanoTicker) {
+    public SegmentEndpointCache(Function<Segment, Endpoint> lookup, Duration ttl, int maxSize,
+                                LongSupplier nanoTicker) {
         this.lookup = Objects.requireNonNull(lookup, "lookup");
         this.ttlNanos = ttl.toNanos();
         this.maxSize = maxSize;

@@ -14,7 +14,8 @@ public record KeyRange(double low, double high) {
      */
     public KeyRange {
         if (!(low >= 0.0 && low < high && high <= 1.0)) {
-            throw new IllegalArgumentException("key range [" + low + ", " + high + ") must satisfy 0 <= low < high <= 1");
+            throw new IllegalArgumentException("key range [" + low + ", " + high
+                    + ") must satisfy 0 <= low < high <= 1");
         }
     }
 

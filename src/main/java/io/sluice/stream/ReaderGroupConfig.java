@@ -85,7 +85,8 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
             checkStartBeforeEnd(e.getKey(), start, e.getValue());
         }
         if (groupRefreshTimeMillis < 0) {
-            throw new IllegalArgumentException("groupRefreshTimeMillis must not be negative: " + groupRefreshTimeMillis);
+            throw new IllegalArgumentException("groupRefreshTimeMillis must not be negative: "
+                    + groupRefreshTimeMillis);
         }
         if (maxOutstandingCheckpointRequest <= 0) {
             throw new IllegalArgumentException("maxOutstandingCheckpointRequest must be positive: "
@@ -133,7 +134,8 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
             Objects.requireNonNull(stream, "stream");
             Objects.requireNonNull(cut, () -> which + " stream cut of " + stream);
             if (!cut.isFor(stream)) {
-                throw new IllegalArgumentException(which + " stream cut " + cut + " does not belong to stream " + stream);
+                throw new IllegalArgumentException(which + " stream cut " + cut + " does not belong to stream "
+                        + stream);
             }
             copy.put(stream, cut);
         });
@@ -145,7 +147,8 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
             Long endOffset = end.positions().get(segment);
             if (endOffset != null && endOffset < startOffset) {
                 throw new IllegalArgumentException("reader group ending stream cut of " + stream + " lies before its "
-                        + "starting cut: segment " + segment + " starts at " + startOffset + " but ends at " + endOffset);
+                        + "starting cut: segment " + segment + " starts at " + startOffset + " but ends at "
+                        + endOffset);
             }
         });
     }

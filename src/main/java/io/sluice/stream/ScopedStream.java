@@ -40,7 +40,8 @@ public record ScopedStream(String scope, String name) implements Comparable<Scop
         Objects.requireNonNull(scopedName, "scopedName");
         int slash = scopedName.indexOf('/');
         if (slash < 0 || scopedName.indexOf('/', slash + 1) >= 0) {
-            throw new IllegalArgumentException("'" + scopedName + "' is not a scoped stream name: expected scope/stream");
+            throw new IllegalArgumentException("'" + scopedName
+                    + "' is not a scoped stream name: expected scope/stream");
         }
         return new ScopedStream(scopedName.substring(0, slash), scopedName.substring(slash + 1));
     }

@@ -144,7 +144,8 @@ public record Segment(String scope, String stream, long segmentId) implements Co
     private static void checkPart(String what, String value) {
         Objects.requireNonNull(value, what);
         if (value.isEmpty() || value.indexOf('/') >= 0) {
-            throw new IllegalArgumentException("segment " + what + " '" + value + "' must be non-empty and free of '/'");
+            throw new IllegalArgumentException("segment " + what + " '" + value
+                    + "' must be non-empty and free of '/'");
         }
     }
 

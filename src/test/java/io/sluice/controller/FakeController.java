@@ -334,7 +334,8 @@ final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBa
     }
 
     @Override
-    public void isStreamCutValid(io.sluice.controller.grpc.v1.StreamCut r, StreamObserver<StreamCutValidityResponse> o) {
+    public void isStreamCutValid(io.sluice.controller.grpc.v1.StreamCut r,
+                                 StreamObserver<StreamCutValidityResponse> o) {
         handle("isStreamCutValid", r, o);
     }
 

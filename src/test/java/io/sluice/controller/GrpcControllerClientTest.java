@@ -171,7 +171,8 @@ class GrpcControllerClientTest {
 
     @Test
     void createScope() throws Exception {
-        fake.reply("createScope", status(CreateScopeStatus.Status.SUCCESS), status(CreateScopeStatus.Status.SCOPE_EXISTS));
+        fake.reply("createScope", status(CreateScopeStatus.Status.SUCCESS),
+                status(CreateScopeStatus.Status.SCOPE_EXISTS));
         assertThat(client.createScope("sc")).isTrue();
         assertThat(fake.<ScopeInfo>request("createScope").getScope()).isEqualTo("sc");
         assertThat(client.createScope("sc")).isFalse();
@@ -366,7 +367,8 @@ class GrpcControllerClientTest {
     @Test
     void deleteStream() throws Exception {
         fake.reply("deleteStream", status(DeleteStreamStatus.Status.SUCCESS),
-                status(DeleteStreamStatus.Status.STREAM_NOT_FOUND), status(DeleteStreamStatus.Status.STREAM_NOT_SEALED));
+                status(DeleteStreamStatus.Status.STREAM_NOT_FOUND),
+                status(DeleteStreamStatus.Status.STREAM_NOT_SEALED));
         assertThat(client.deleteStream(STREAM)).isTrue();
         assertThat(fake.<StreamInfo>request("deleteStream")).isEqualTo(STREAM_INFO);
         assertThat(client.deleteStream(STREAM)).isFalse();
@@ -586,7 +588,8 @@ class GrpcControllerClientTest {
                 .addResponse(TxnResponse.newBuilder().setTxnId(ProtoMapper.txnId(other))
                         .setStatus(TxnResponse.Status.ABORTED)).build());
         assertThat(client.listCompletedTransactions(STREAM)).containsExactly(
-                new TransactionInfo(STREAM, TXN, TxnState.COMMITTED), new TransactionInfo(STREAM, other, TxnState.ABORTED));
+                new TransactionInfo(STREAM, TXN, TxnState.COMMITTED),
+                new TransactionInfo(STREAM, other, TxnState.ABORTED));
         assertThat(fake.<ListCompletedTxnRequest>request("listCompletedTransactions").getStreamInfo())
                 .isEqualTo(STREAM_INFO);
     }
@@ -608,7 +611,8 @@ class GrpcControllerClientTest {
     @Test
     void removeWriter() throws Exception {
         fake.reply("removeWriter", RemoveWriterResponse.newBuilder().setResult(RemoveWriterResponse.Status.SUCCESS)
-                .build(), RemoveWriterResponse.newBuilder().setResult(RemoveWriterResponse.Status.UNKNOWN_WRITER).build());
+                .build(),
+                RemoveWriterResponse.newBuilder().setResult(RemoveWriterResponse.Status.UNKNOWN_WRITER).build());
         assertThat(client.removeWriter("w1", STREAM)).isTrue();
         RemoveWriterRequest sent = fake.request("removeWriter");
         assertThat(sent.getWriter()).isEqualTo("w1");
@@ -684,7 +688,8 @@ class GrpcControllerClientTest {
         fake.reply("getReaderGroupConfig", ReaderGroupConfigResponse.newBuilder()
                         .setStatus(ReaderGroupConfigResponse.Status.SUCCESS)
                         .setConfig(ProtoMapper.toProto("sc", "rg", stored)).build(),
-                ReaderGroupConfigResponse.newBuilder().setStatus(ReaderGroupConfigResponse.Status.RG_NOT_FOUND).build());
+                ReaderGroupConfigResponse.newBuilder().setStatus(ReaderGroupConfigResponse.Status.RG_NOT_FOUND)
+                        .build());
         assertThat(client.readerGroupConfig("sc", "rg")).isEqualTo(stored);
         ReaderGroupInfo sent = fake.request("getReaderGroupConfig");
         assertThat(sent.getScope()).isEqualTo("sc");
@@ -804,10 +809,12 @@ class GrpcControllerClientTest {
     void getKeyValueTableConfiguration() throws Exception {
         fake.reply("getKeyValueTableConfiguration", KeyValueTableConfigResponse.newBuilder()
                         .setStatus(KeyValueTableConfigResponse.Status.SUCCESS)
-                        .setConfig(ProtoMapper.toProto("sc", "kvt", new KeyValueTableConfiguration(3, 4, 0, 0))).build(),
+                        .setConfig(ProtoMapper.toProto("sc", "kvt", new KeyValueTableConfiguration(3, 4, 0, 0)))
+                        .build(),
                 KeyValueTableConfigResponse.newBuilder().setStatus(KeyValueTableConfigResponse.Status.TABLE_NOT_FOUND)
                         .build());
-        assertThat(client.keyValueTableConfiguration("sc", "kvt")).isEqualTo(new KeyValueTableConfiguration(3, 4, 0, 0));
+        assertThat(client.keyValueTableConfiguration("sc", "kvt"))
+                .isEqualTo(new KeyValueTableConfiguration(3, 4, 0, 0));
         KeyValueTableInfo sent = fake.request("getKeyValueTableConfiguration");
         assertThat(sent.getScope()).isEqualTo("sc");
         assertThat(sent.getKvtName()).isEqualTo("kvt");

@@ -65,7 +65,8 @@ class ProtoMapperTest {
         assertThat(ProtoMapper.endpoint(ProtoMapper.nodeUri(endpoint))).isEqualTo(endpoint);
         StreamCut cut = StreamCut.of(Map.of(segment, 99L));
         assertThat(ProtoMapper.streamCut(ProtoMapper.toProto(STREAM, cut))).isEqualTo(cut);
-        assertThat(ProtoMapper.streamCut(ProtoMapper.toProto(STREAM, StreamCut.UNBOUNDED))).isEqualTo(StreamCut.UNBOUNDED);
+        assertThat(ProtoMapper.streamCut(ProtoMapper.toProto(STREAM, StreamCut.UNBOUNDED)))
+                .isEqualTo(StreamCut.UNBOUNDED);
         assertThat(ProtoMapper.segmentsAtTime(STREAM, ProtoMapper.segmentsAtTimeProto(cut, ""))).isEqualTo(cut);
         SegmentSet set = new SegmentSet(new java.util.TreeSet<>(List.of(segment)), "t");
         assertThat(ProtoMapper.segmentSet(ProtoMapper.toProto(set))).isEqualTo(set);
@@ -155,7 +156,8 @@ class ProtoMapperTest {
         assertThatThrownBy(() -> ProtoMapper.createScopeResult(createScope(CreateScopeStatus.Status.FAILURE), "s"))
                 .isInstanceOf(ControllerFailureException.class).hasMessage("the controller failed to create scope 's'");
         assertThatThrownBy(() -> ProtoMapper.createScopeResult(CreateScopeStatus.newBuilder().setStatusValue(42)
-                .build(), "s")).isInstanceOf(ControllerFailureException.class).hasMessageContaining("unknown status 42");
+                .build(), "s")).isInstanceOf(ControllerFailureException.class)
+                .hasMessageContaining("unknown status 42");
     }
 
     @Test

@@ -31,7 +31,8 @@ class StreamValuesTest {
 
     @Test
     void segmentParsesQualifiedLegacyAndTransactionNames() {
-        assertThat(Segment.parse("examples/s1/4.#epoch.2")).isEqualTo(Segment.of(ScopedStream.of("examples", "s1"), 4, 2));
+        assertThat(Segment.parse("examples/s1/4.#epoch.2"))
+                .isEqualTo(Segment.of(ScopedStream.of("examples", "s1"), 4, 2));
         assertThat(Segment.parse("examples/s1/4")).isEqualTo(Segment.of(ScopedStream.of("examples", "s1"), 4, 0));
         assertThat(Segment.parse("sc/st/1.#epoch.3#transaction.0000000300000007000000000000002a"))
                 .isEqualTo(Segment.of(STREAM, 1, 3));
@@ -46,7 +47,8 @@ class StreamValuesTest {
                 "sc/st/4.#epoch.x", "/st/4", "sc//4", "sc/st/99999999999")) {
             assertThatThrownBy(() -> Segment.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
         }
-        assertThatThrownBy(() -> Segment.parse("sc/st")).hasMessageContaining("'sc/st' is not a qualified segment name");
+        assertThatThrownBy(() -> Segment.parse("sc/st"))
+                .hasMessageContaining("'sc/st' is not a qualified segment name");
         assertThatThrownBy(() -> new Segment("sc", "st", -1L)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Segment.of(STREAM, -1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
@@ -68,7 +70,8 @@ class StreamValuesTest {
                 .hasMessageContaining("at most 250");
         assertThat(Names.validateUserScope("x".repeat(255))).hasSize(255);
         assertThatThrownBy(() -> Names.validateUserScope("x".repeat(256))).hasMessageContaining("at most 255");
-        assertThatThrownBy(() -> Names.validateUserStream("_RGx")).hasMessageContaining("stream name '_RGx' is invalid");
+        assertThatThrownBy(() -> Names.validateUserStream("_RGx"))
+                .hasMessageContaining("stream name '_RGx' is invalid");
         assertThatThrownBy(() -> Names.validateUserStream("a b")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Names.validateUserStream("caf\u00e9")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Names.validateUserScope("")).hasMessage("scope name must not be empty");

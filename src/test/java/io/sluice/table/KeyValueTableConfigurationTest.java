@@ -20,7 +20,8 @@ class KeyValueTableConfigurationTest {
                 .hasMessageContaining("partitionCount");
         assertThatThrownBy(() -> KeyValueTableConfiguration.builder().partitionCount(1).build())
                 .hasMessageContaining("primaryKeyLength");
-        assertThatThrownBy(() -> new KeyValueTableConfiguration(1, 1, -1, 0)).hasMessageContaining("secondaryKeyLength");
+        assertThatThrownBy(() -> new KeyValueTableConfiguration(1, 1, -1, 0))
+                .hasMessageContaining("secondaryKeyLength");
         assertThatThrownBy(() -> new KeyValueTableConfiguration(1, 1, 0, -1)).hasMessageContaining("rolloverSizeBytes");
     }
 }
