@@ -1,0 +1,21 @@
+package io.sluice.controller;
+
+import java.util.List;
+
+import io.sluice.stream.SegmentRange;
+
+/**
+ * The controller's answer to a manual scale request.
+ *
+ * @param started true if the scale started; false if its precondition failed (the segments to seal are not all
+ *     active, or the new ranges do not cover exactly their key space)
+ * @param epoch the epoch the scale creates (poll it with {@code checkScale}); meaningful only when started
+ * @param newSegments the segments the scale creates; empty when not started
+ */
+public record ScaleResult(boolean started, int epoch, List<SegmentRange> newSegments) {
+
+    /** Copies the list. */
+    public ScaleResult {
+        newSegments = List.copyOf(newSegments);
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * Key-value tables.
+ */
+package io.sluice.table;
