@@ -6,6 +6,8 @@ package io.sluice.auth;
  * {@link #READ}.
  */
 public enum AccessOperation {
+    /** Not specified: the controller decides. */
+    UNSPECIFIED(0),
     /** No access. */
     NONE(1),
     /** Any access the caller is allowed. */

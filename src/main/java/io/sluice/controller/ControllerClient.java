@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
 
+import io.sluice.auth.AccessOperation;
 import io.sluice.common.Endpoint;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;

@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
+import io.sluice.auth.AccessOperation;
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.controller.grpc.v1.ContinuationToken;

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.sluice.auth.AccessOperation;
 import io.sluice.common.Endpoint;
 import io.sluice.controller.grpc.v1.ContinuationToken;
 import io.sluice.controller.grpc.v1.CreateKeyValueTableStatus;

@@ -10,6 +10,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 import io.grpc.Status;
+import io.sluice.auth.AccessOperation;
 import io.sluice.auth.Credentials;
 import io.sluice.common.Endpoint;
 import io.sluice.common.Retry;
