@@ -117,6 +117,8 @@ public final class SegmentWriter implements AutoCloseable {
 
     private final Thread flusher;
     private final Thread receiver;
+    /** The segment's length after the last acknowledged append (−1 before any): a position for watermarks. */
+    private volatile long lastAckedOffset = -1;
 
     /**
      * Starts a writer; it connects in the background.
@@ -171,6 +173,11 @@ public final class SegmentWriter implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** @return the segment's length after this writer's last acknowledged append, or −1 if none yet */
+    public long lastAckedOffset() {
+        return lastAckedOffset;
     }
 
     /** @return true while events are queued or in flight */
@@ -297,7 +304,12 @@ public final class SegmentWriter implements AutoCloseable {
     /** @return false when the writer is done (ended or failed) */
     private boolean handle(Reply r) {
         switch (r) {
-            case DataAppended ack -> acknowledge(ack.eventNumber());
+            case DataAppended ack -> {
+                if (ack.currentSegmentWriteOffset() >= 0) {
+                    lastAckedOffset = ack.currentSegmentWriteOffset();
+                }
+                acknowledge(ack.eventNumber());
+            }
             case SegmentIsSealed s -> {
                 end();
                 return false;

@@ -1,0 +1,370 @@
+package io.sluice.client;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.sluice.auth.AccessOperation;
+import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.common.KeyHash;
+import io.sluice.connection.ConnectionPool;
+import io.sluice.controller.ControllerClient;
+import io.sluice.controller.SegmentSuccessors;
+import io.sluice.controller.StreamSegments;
+import io.sluice.errors.BackpressureTimeoutException;
+import io.sluice.errors.DeadlineExceededException;
+import io.sluice.errors.SegmentSealedException;
+import io.sluice.errors.SluiceException;
+import io.sluice.errors.StreamingInterruptedException;
+import io.sluice.errors.WriterClosedException;
+import io.sluice.segment.PendingEvent;
+import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentWriter;
+import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.ScopedStream;
+import io.sluice.stream.Segment;
+import io.sluice.stream.SegmentRange;
+import io.sluice.stream.Serializer;
+import io.sluice.stream.StreamCut;
+import io.sluice.stream.WriteHandle;
+import io.sluice.stream.WriterConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes events to one {@link SegmentWriter} per segment by Pravega's routing hash, and follows scaling: when a
+ * segment ends, its unacknowledged events move — in order, before any later write of the same keys — to the
+ * successor segments that cover its key range.
+ */
+final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWriter.Listener {
+    private static final Logger LOG = LoggerFactory.getLogger(EventStreamWriterImpl.class);
+
+    /** A key range served by a segment writer. */
+    private record Route(double low, double high, Segment segment, SegmentWriter writer) {
+    }
+
+    private final ScopedStream stream;
+    private final Serializer<T> serializer;
+    private final WriterConfig config;
+    private final ControllerClient controller;
+    private final ConnectionPool pool;
+    private final SegmentLocator locator;
+    private final DelegationTokenProvider tokens;
+    private final UUID writerId = UUID.randomUUID();
+    private final Semaphore room;
+    private final WriteTracker tracker = new WriteTracker();
+
+    private final ReentrantLock routingLock = new ReentrantLock();
+    /** Replaced (never changed) under routingLock: routes keyed by the high end of their key range. */
+    private volatile NavigableMap<Double, Route> routes;
+    /** Guarded by routingLock: one writer per segment, including successors shared by several ranges. */
+    private final Map<Segment, SegmentWriter> writers = new HashMap<>();
+    /** Segments that ended and whose successors are being installed; writes to their range wait on these. */
+    private final ConcurrentHashMap<Segment, CompletableFuture<Void>> transitions = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+    private volatile boolean notedTime;
+
+    EventStreamWriterImpl(ScopedStream stream, Serializer<T> serializer, WriterConfig config, ControllerClient controller,
+                          ConnectionPool pool, SegmentLocator locator) {
+        this.stream = stream;
+        this.serializer = Objects.requireNonNull(serializer, "serializer");
+        this.config = Objects.requireNonNull(config, "config");
+        this.controller = controller;
+        this.pool = pool;
+        this.locator = locator;
+        this.room = new Semaphore((int) config.maxOutstandingBytes());
+        this.tokens = new DelegationTokenProvider(stream.scope(), stream.name(), AccessOperation.READ_WRITE,
+                () -> controller.delegationToken(stream, AccessOperation.READ_WRITE));
+        StreamSegments current = controller.currentSegments(stream);
+        if (current.ranges().isEmpty()) {
+            throw new SegmentSealedException("stream " + stream + " has no open segments: it is sealed");
+        }
+        tokens.offer(current.delegationToken());
+        NavigableMap<Double, Route> initial = new TreeMap<>();
+        routingLock.lock();
+        try {
+            for (SegmentRange r : current.ranges()) {
+                initial.put(r.high(), new Route(r.low(), r.high(), r.segment(), writerFor(r.segment())));
+            }
+            routes = initial;
+        } finally {
+            routingLock.unlock();
+        }
+    }
+
+    /** Under routingLock: the writer of a segment, started on first use. */
+    private SegmentWriter writerFor(Segment segment) {
+        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), writerId, pool, locator,
+                () -> tokens, new SegmentWriter.Config(config.retry(), config.maxBlockBytes(), Duration.ofSeconds(30)), this));
+    }
+
+    @Override
+    public WriteHandle write(String routingKey, T event) {
+        return submit(PendingEvent.of(routingKey, serializer.serialize(event)));
+    }
+
+    @Override
+    public WriteHandle write(T event) {
+        return write(null, event);
+    }
+
+    @Override
+    public void writeAndWait(String routingKey, T event) {
+        write(routingKey, event).await();
+    }
+
+    @Override
+    public WriteHandle writeAll(String routingKey, List<T> events) {
+        List<ByteBuffer> payloads = new ArrayList<>(events.size());
+        for (T e : events) {
+            payloads.add(serializer.serialize(e));
+        }
+        return submit(new PendingEvent(routingKey, payloads));
+    }
+
+    private WriteHandle submit(PendingEvent event) {
+        if (closed) {
+            throw new WriterClosedException("the writer of stream " + stream + " is closed");
+        }
+        int bytes = event.framedSize();
+        acquire(bytes);
+        WriteTracker.Epoch epoch = tracker.register();
+        event.future().whenComplete((ok, err) -> {
+            room.release(bytes);
+            epoch.done(err);
+        });
+        try {
+            route(event);
+        } catch (RuntimeException e) {
+            event.future().completeExceptionally(e);
+            throw e;
+        }
+        return new Handle(event.future());
+    }
+
+    private void acquire(int bytes) {
+        try {
+            if (!room.tryAcquire(bytes, config.backpressureTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new BackpressureTimeoutException("the writer of stream " + stream + " held "
+                        + (config.maxOutstandingBytes() - room.availablePermits()) + " unacknowledged bytes for "
+                        + config.backpressureTimeout().toMillis() + " ms: the server is not keeping up");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while waiting for room in the writer of " + stream, e);
+        }
+    }
+
+    private double keyOf(String routingKey) {
+        return routingKey == null ? ThreadLocalRandom.current().nextDouble() : KeyHash.routingKey(routingKey);
+    }
+
+    /** Hands the event to the writer of its segment, waiting out a scale of that segment if one is under way. */
+    private void route(PendingEvent event) {
+        double key = keyOf(event.routingKey());
+        while (true) {
+            Route r = lookup(routes, key);
+            if (r == null) {
+                throw new SegmentSealedException("stream " + stream + " is sealed: no segment takes key " + event.routingKey());
+            }
+            if (r.writer().write(event)) {
+                return;
+            }
+            // the segment ended: wait until its successors are installed, then route again
+            awaitTransition(r.segment());
+        }
+    }
+
+    private static Route lookup(NavigableMap<Double, Route> table, double key) {
+        // the smallest high end >= key, exactly as Pravega's Java client picks (so both route a key alike)
+        Map.Entry<Double, Route> e = table.ceilingEntry(key);
+        if (e == null) {
+            // keys are in [0, 1); the last range may end a hair below 1.0 by rounding
+            e = table.lastEntry();
+        }
+        return e == null ? null : e.getValue();
+    }
+
+    private void awaitTransition(Segment segment) {
+        CompletableFuture<Void> t = transitions.computeIfAbsent(segment, s -> new CompletableFuture<>());
+        try {
+            t.get(config.backpressureTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while the writer of " + stream + " followed a scale", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof SluiceException s ? s : new SluiceException("scaling of " + stream + " failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new DeadlineExceededException("the writer of " + stream + " could not find the successors of segment "
+                    + segment + " in time");
+        }
+    }
+
+    /**
+     * A segment ended (sealed by a scale, or the stream sealed): install its successors and move its unacknowledged
+     * events to them, in order, before anything written later can get there.
+     */
+    @Override
+    public void segmentEnded(String segmentName, List<PendingEvent> unacknowledged) {
+        Segment ended = Segment.parse(segmentName);
+        CompletableFuture<Void> transition = transitions.computeIfAbsent(ended, s -> new CompletableFuture<>());
+        try {
+            SegmentSuccessors successors = controller.successors(ended);
+            tokens.offer(successors.delegationToken());
+            SegmentWriter old;
+            routingLock.lock();
+            try {
+                NavigableMap<Double, Route> next = new TreeMap<>(routes);
+                Route gone = null;
+                for (Route r : routes.values()) {
+                    if (r.segment().equals(ended)) {
+                        next.remove(r.high());
+                        gone = r;
+                    }
+                }
+                if (gone != null) {
+                    for (SegmentRange s : successors.ranges()) {
+                        // clip each successor to the ended segment's range: other predecessors keep theirs
+                        double low = Math.max(s.low(), gone.low());
+                        double high = Math.min(s.high(), gone.high());
+                        if (low < high) {
+                            next.put(high, new Route(low, high, s.segment(), writerFor(s.segment())));
+                        }
+                    }
+                }
+                old = writers.remove(ended);
+                for (PendingEvent e : unacknowledged) {
+                    Route r = lookup(next, keyOf(e.routingKey()));
+                    if (r == null || !r.writer().write(e)) {
+                        e.future().completeExceptionally(new SegmentSealedException("stream " + stream + " is sealed"));
+                    }
+                }
+                routes = next;
+            } finally {
+                routingLock.unlock();
+            }
+            if (successors.ranges().isEmpty()) {
+                LOG.info("segment {} of {} ended without successors: the stream is sealed", ended, stream);
+            }
+            transition.complete(null);
+            if (old != null) {
+                old.close();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("writer of {} could not follow the end of segment {}", stream, ended, e);
+            unacknowledged.forEach(p -> p.future().completeExceptionally(e));
+            transition.completeExceptionally(e);
+        }
+        // the completed transition stays: a writer that still holds the old routes finds it and routes again
+    }
+
+    @Override
+    public void flush() {
+        try {
+            tracker.flush().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while flushing the writer of " + stream, e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof SluiceException s ? s : new SluiceException("a write to " + stream + " failed", e.getCause());
+        }
+    }
+
+    @Override
+    public void noteTime(long timestamp) {
+        Map<Segment, Long> positions = new TreeMap<>();
+        for (Route r : routes.values()) {
+            long offset = r.writer().lastAckedOffset();
+            positions.put(r.segment(), Math.max(0, offset));
+        }
+        controller.noteTimestampFromWriter(writerId.toString(), stream, timestamp, StreamCut.of(positions));
+        notedTime = true;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            flush();
+        } finally {
+            closed = true;
+            List<SegmentWriter> all;
+            routingLock.lock();
+            try {
+                all = new ArrayList<>(writers.values());
+                writers.clear();
+            } finally {
+                routingLock.unlock();
+            }
+            all.forEach(SegmentWriter::close);
+            if (notedTime) {
+                try {
+                    controller.removeWriter(writerId.toString(), stream);
+                } catch (SluiceException e) {
+                    LOG.debug("removing writer {} from the watermarks of {} failed", writerId, stream, e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EventStreamWriter[" + stream + ", writer " + writerId + "]";
+    }
+
+    /** The handle of one write. */
+    private record Handle(CompletableFuture<Void> future) implements WriteHandle {
+        @Override
+        public boolean isDone() {
+            return future.isDone();
+        }
+
+        @Override
+        public void await() {
+            try {
+                future.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StreamingInterruptedException("interrupted while waiting for a write", e);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof SluiceException s ? s : new SluiceException("write failed", e.getCause());
+            }
+        }
+
+        @Override
+        public void await(Duration timeout) {
+            try {
+                future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StreamingInterruptedException("interrupted while waiting for a write", e);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof SluiceException s ? s : new SluiceException("write failed", e.getCause());
+            } catch (TimeoutException e) {
+                throw new DeadlineExceededException("the write was not durable within " + timeout.toMillis() + " ms");
+            }
+        }
+
+        @Override
+        public CompletableFuture<Void> toCompletableFuture() {
+            return future.thenApply(v -> v);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.sluice.client;
+
+import java.util.Objects;
+
+import io.sluice.connection.ConnectionFactory;
+import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.TcpConnectionFactory;
+import io.sluice.connection.TlsConnectionFactory;
+import io.sluice.controller.ControllerClient;
+import io.sluice.controller.GrpcControllerClient;
+import io.sluice.controller.SegmentEndpointCache;
+import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.ScopedStream;
+import io.sluice.stream.Serializer;
+import io.sluice.stream.WriterConfig;
+
+/**
+ * The one entry point of Sluice: connects to a Pravega controller and hands out writers, readers and managers.
+ * All of them share this client's connections (a bounded pool per segment store) and its controller channel.
+ *
+ * <pre>{@code
+ * try (SluiceClient client = SluiceClient.connect("tcp://127.0.0.1:9090");
+ *      EventStreamWriter<String> writer = client.newWriter("shop", "orders", Serializers.utf8())) {
+ *     writer.write("customer-42", "order placed");
+ *     writer.flush();
+ * }
+ * }</pre>
+ *
+ * <p>Every method blocks the calling thread (a virtual thread is ideal) and needs no executor. Thread-safe.
+ * Closing the client closes everything it created.
+ */
+public final class SluiceClient implements AutoCloseable {
+    private final ClientConfig config;
+    private final ControllerClient controller;
+    private final ConnectionPool pool;
+    private final ControllerLocator locator;
+
+    private SluiceClient(ClientConfig config, ControllerClient controller) {
+        this.config = config;
+        this.controller = controller;
+        ConnectionFactory factory = config.segmentStoreTls() == null ? new TcpConnectionFactory(config.connections())
+                : new TlsConnectionFactory(config.connections(), config.segmentStoreTls());
+        this.pool = new ConnectionPool(factory, config.maxConnectionsPerSegmentStore(), ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION);
+        this.locator = new ControllerLocator(new SegmentEndpointCache(controller));
+    }
+
+    /**
+     * Connects to the controller at {@code controllerUri} with default settings. Does not block: connections are
+     * made on first use.
+     *
+     * @param controllerUri {@code tcp://host:port}, {@code tls://host:port}, or {@code pravega://}/{@code pravegas://}
+     *     for discovery
+     */
+    public static SluiceClient connect(String controllerUri) {
+        return connect(ClientConfig.of(controllerUri));
+    }
+
+    /** Connects with the given settings. */
+    public static SluiceClient connect(ClientConfig config) {
+        Objects.requireNonNull(config, "config");
+        return new SluiceClient(config, GrpcControllerClient.create(config.controller()));
+    }
+
+    /** @return the settings of this client */
+    public ClientConfig config() {
+        return config;
+    }
+
+    /**
+     * Creates a writer with default settings. Blocks to ask the controller for the stream's segments.
+     *
+     * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist
+     */
+    public <T> EventStreamWriter<T> newWriter(String scope, String stream, Serializer<T> serializer) {
+        return newWriter(scope, stream, serializer, WriterConfig.DEFAULT);
+    }
+
+    /** Creates a writer. See {@link #newWriter(String, String, Serializer)}. */
+    public <T> EventStreamWriter<T> newWriter(String scope, String stream, Serializer<T> serializer, WriterConfig writerConfig) {
+        return new EventStreamWriterImpl<>(ScopedStream.of(scope, stream), serializer, writerConfig, controller, pool, locator);
+    }
+
+    /** @return the controller client this client uses (for advanced use and tools) */
+    public ControllerClient controller() {
+        return controller;
+    }
+
+    /** @return the connection pool this client's readers and writers share */
+    ConnectionPool pool() {
+        return pool;
+    }
+
+    /** Closes connections and the controller channel; writers and readers of this client stop working. */
+    @Override
+    public void close() {
+        pool.close();
+        controller.close();
+    }
+}

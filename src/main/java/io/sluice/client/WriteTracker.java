@@ -1,0 +1,81 @@
+package io.sluice.client;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Knows when every write issued before a flush is done, at the cost of one counter update per write. Writes are
+ * counted in the current epoch; a flush closes the epoch (new writes go to the next) and waits until the closed
+ * epoch and every earlier one still running have drained. Thread-safe, lock-free.
+ */
+final class WriteTracker {
+
+    /** The writes of one stretch between flushes. */
+    final class Epoch {
+        private final AtomicLong outstanding = new AtomicLong();
+        private final CompletableFuture<Void> drained = new CompletableFuture<>();
+        private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+        private volatile boolean closed;
+
+        /** One write of this epoch finished ({@code failure} null on success). */
+        void done(Throwable failure) {
+            if (failure != null) {
+                firstFailure.compareAndSet(null, failure);
+            }
+            if (outstanding.decrementAndGet() == 0 && closed) {
+                drain();
+            }
+        }
+
+        private void close() {
+            closed = true;
+            if (outstanding.get() == 0) {
+                drain();
+            }
+        }
+
+        private void drain() {
+            if (drained.complete(null)) {
+                running.remove(this);
+            }
+        }
+    }
+
+    private final AtomicReference<Epoch> current = new AtomicReference<>(new Epoch());
+    /** Closed epochs not drained yet. */
+    private final ConcurrentLinkedQueue<Epoch> running = new ConcurrentLinkedQueue<>();
+
+    /** @return the epoch a new write belongs to; call {@link Epoch#done} when it finishes */
+    Epoch register() {
+        Epoch e = current.get();
+        e.outstanding.incrementAndGet();
+        return e;
+    }
+
+    /**
+     * Closes the current epoch.
+     *
+     * @return a future completing when every write registered so far has finished; exceptional with the first
+     *     failure among them, if any
+     */
+    CompletableFuture<Void> flush() {
+        Epoch closing = current.getAndSet(new Epoch());
+        running.add(closing);
+        closing.close();
+        List<Epoch> waitFor = List.copyOf(running);
+        CompletableFuture<?>[] all = waitFor.stream().map(e -> e.drained).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(all).thenCompose(v -> {
+            for (Epoch e : waitFor) {
+                Throwable t = e.firstFailure.get();
+                if (t != null) {
+                    return CompletableFuture.failedFuture(t);
+                }
+            }
+            Throwable t = closing.firstFailure.get();
+            return t == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(t);
+        });
+    }
+}

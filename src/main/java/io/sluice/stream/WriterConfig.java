@@ -1,0 +1,49 @@
+package io.sluice.stream;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.sluice.common.Retry;
+
+/**
+ * How an event writer behaves.
+ *
+ * @param maxOutstandingBytes unacknowledged bytes (framing included) the writer holds before {@code write} blocks
+ * @param backpressureTimeout how long {@code write} blocks for room before it fails
+ * @param retry how lost connections to a segment store are retried before pending writes fail
+ * @param maxBlockBytes the most bytes of events one append block carries
+ */
+public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, Retry retry, int maxBlockBytes) {
+
+    /** 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks. */
+    public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
+            Retry.withExpBackoff(Duration.ofMillis(1), 10, 10, Duration.ofSeconds(20)), 1024 * 1024);
+
+    /** Checks the values. */
+    public WriterConfig {
+        if (maxOutstandingBytes < 16L * 1024 * 1024 + 64 || maxOutstandingBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("maxOutstandingBytes must be between 16 MiB (the largest atomic write) and 2 GiB: "
+                    + maxOutstandingBytes);
+        }
+        Objects.requireNonNull(backpressureTimeout, "backpressureTimeout");
+        Objects.requireNonNull(retry, "retry");
+        if (maxBlockBytes < 1024) {
+            throw new IllegalArgumentException("maxBlockBytes must be at least 1024: " + maxBlockBytes);
+        }
+    }
+
+    /** @return a copy with another outstanding-bytes bound */
+    public WriterConfig withMaxOutstandingBytes(long bytes) {
+        return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes);
+    }
+
+    /** @return a copy with another backpressure timeout */
+    public WriterConfig withBackpressureTimeout(Duration timeout) {
+        return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes);
+    }
+
+    /** @return a copy with another retry policy */
+    public WriterConfig withRetry(Retry r) {
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes);
+    }
+}
