@@ -32,7 +32,10 @@ import org.junit.jupiter.api.Timeout;
 /** Connection mechanics against scripted servers on loopback. */
 @Timeout(30)
 class ConnectionTest {
-    private static final Deadline LONG = Deadline.after(Duration.ofSeconds(20));
+    /** A fresh deadline for each wait: a static one would expire while the class runs. */
+    private static Deadline longWait() {
+        return Deadline.after(Duration.ofSeconds(20));
+    }
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -66,7 +69,7 @@ class ConnectionTest {
     @Test
     void helloIsExchangedAndVersionsNegotiated() throws IOException {
         FakeSegmentStore store = track(new FakeSegmentStore(new Hello(16, 5), (r, p) -> { }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), LONG));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
         assertThat(c.isOpen()).isTrue();
         assertThat(c.negotiatedVersion()).isEqualTo(16);
         assertThat(c.endpoint()).isEqualTo(store.endpoint());
@@ -75,7 +78,7 @@ class ConnectionTest {
     @Test
     void incompatibleServerIsRefusedWithAClearError() throws IOException {
         FakeSegmentStore store = track(new FakeSegmentStore(new Hello(4, 3), (r, p) -> { }));
-        assertThatThrownBy(() -> new TcpConnectionFactory().connect(store.endpoint(), LONG))
+        assertThatThrownBy(() -> new TcpConnectionFactory().connect(store.endpoint(), longWait()))
                 .isInstanceOf(IncompatibleServerException.class)
                 .hasMessageContaining("speaks wire versions 3..4, this client 5..17");
     }
@@ -92,7 +95,7 @@ class ConnectionTest {
         // nothing listens on port 1 of the loopback interface (binding it needs privileges no test has); a port
         // freed by a closed test server could be taken by another test in the meantime
         var endpoint = new io.sluice.common.Endpoint("127.0.0.1", 1);
-        assertThatThrownBy(() -> new TcpConnectionFactory().connect(endpoint, LONG))
+        assertThatThrownBy(() -> new TcpConnectionFactory().connect(endpoint, longWait()))
                 .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("cannot connect to segment store " + endpoint);
     }
 
@@ -107,7 +110,7 @@ class ConnectionTest {
             for (int i = 0; i < callers; i++) {
                 String segment = "scope/stream/" + i + ".#epoch.0";
                 results.add(exec.submit(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, segment, ""),
-                        StreamSegmentInfo.class, LONG)));
+                        StreamSegmentInfo.class, longWait())));
             }
             for (int i = 0; i < callers; i++) {
                 assertThat(results.get(i).get(20, TimeUnit.SECONDS).segmentName()).isEqualTo("scope/stream/" + i + ".#epoch.0");
@@ -132,7 +135,7 @@ class ConnectionTest {
                 }
             }
         }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), LONG));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
         List<Flow> flows = List.of(c.openFlow(), c.openFlow(), c.openFlow());
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -141,7 +144,7 @@ class ConnectionTest {
             flows.get(i).send(new GetStreamSegmentInfo(id, "segment-" + i, ""));
         }
         for (int i = 0; i < 3; i++) {
-            Reply reply = flows.get(i).await(LONG);
+            Reply reply = flows.get(i).await(longWait());
             assertThat(reply.requestId()).isEqualTo(ids.get(i));
             assertThat(((StreamSegmentInfo) reply).segmentName()).isEqualTo("segment-" + i);
         }
@@ -182,7 +185,7 @@ class ConnectionTest {
         FakeSegmentStore store = track(new FakeSegmentStore((r, p) -> { }));
         ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory()));
         RawClient raw = new RawClient(pool);
-        pool.lease(store.endpoint(), LONG).close(); // connect first: only the reply is late, not the Hello
+        pool.lease(store.endpoint(), longWait()).close(); // connect first: only the reply is late, not the Hello
         assertThatThrownBy(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "s", ""),
                 Deadline.after(Duration.ofMillis(150))))
                 .isInstanceOf(DeadlineExceededException.class).hasMessageContaining("no reply from segment store");
@@ -202,11 +205,11 @@ class ConnectionTest {
         }));
         ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 100));
         RawClient raw = new RawClient(pool);
-        assertThatThrownBy(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "poison", ""), LONG))
+        assertThatThrownBy(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "poison", ""), longWait()))
                 .isInstanceOf(ConnectionFailedException.class)
                 .hasMessageContaining("malformed frame").hasMessageContaining("type code 99");
         StreamSegmentInfo ok = raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "fine", ""),
-                StreamSegmentInfo.class, LONG);
+                StreamSegmentInfo.class, longWait());
         assertThat(ok.segmentName()).isEqualTo("fine");
         assertThat(store.connectionsAccepted()).as("a fresh connection replaced the broken one").isEqualTo(2);
     }
@@ -215,8 +218,8 @@ class ConnectionTest {
     void poolBlocksWhenExhaustedAndResumesOnRelease() throws Exception {
         FakeSegmentStore store = answeringStore();
         ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 2, 1));
-        Lease a = pool.lease(store.endpoint(), LONG);
-        Lease b = pool.lease(store.endpoint(), LONG);
+        Lease a = pool.lease(store.endpoint(), longWait());
+        Lease b = pool.lease(store.endpoint(), longWait());
         assertThat(pool.connectionCount(store.endpoint())).isEqualTo(2);
         assertThatThrownBy(() -> pool.lease(store.endpoint(), Deadline.after(Duration.ofMillis(100))))
                 .isInstanceOf(DeadlineExceededException.class).hasMessageContaining("connection pool exhausted");
@@ -225,7 +228,7 @@ class ConnectionTest {
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<Lease> third = exec.submit(() -> {
                 waiting.countDown();
-                return pool.lease(store.endpoint(), LONG);
+                return pool.lease(store.endpoint(), longWait());
             });
             waiting.await();
             assertThat(third.isDone()).isFalse();
@@ -242,12 +245,12 @@ class ConnectionTest {
     void leaseOnAFailedConnectionDestroysItOnClose() throws Exception {
         FakeSegmentStore store = answeringStore();
         ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 10));
-        Lease lease = pool.lease(store.endpoint(), LONG);
+        Lease lease = pool.lease(store.endpoint(), longWait());
         lease.invalidate("test says so");
-        assertThatThrownBy(() -> lease.await(LONG)).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("test says so");
+        assertThatThrownBy(() -> lease.await(longWait())).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("test says so");
         lease.close();
         assertThat(pool.connectionCount(store.endpoint())).isZero();
-        try (Lease fresh = pool.lease(store.endpoint(), LONG)) {
+        try (Lease fresh = pool.lease(store.endpoint(), longWait())) {
             assertThat(fresh.flow().connection().isOpen()).isTrue();
         }
         assertThat(store.connectionsAccepted()).isEqualTo(2);
@@ -258,9 +261,9 @@ class ConnectionTest {
         // answers Hello, then swallows everything, KeepAlive included
         FakeSegmentStore store = track(new FakeSegmentStore((r, p) -> { }));
         ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(20), Duration.ofMillis(20));
-        Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), LONG));
+        Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), longWait()));
         Flow flow = c.openFlow();
-        assertThatThrownBy(() -> flow.await(LONG)).isInstanceOf(ConnectionFailedException.class)
+        assertThatThrownBy(() -> flow.await(longWait())).isInstanceOf(ConnectionFailedException.class)
                 .hasMessageContaining("no reply to KeepAlive");
         assertThat(c.isOpen()).isFalse();
     }
@@ -276,7 +279,7 @@ class ConnectionTest {
         }));
         // intervals generous enough that a loaded CI machine answers within one
         ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(200), Duration.ofMillis(200));
-        Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), LONG));
+        Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), longWait()));
         assertThat(keepAlives.await(20, TimeUnit.SECONDS)).isTrue();
         assertThat(c.isOpen()).isTrue();
     }
@@ -284,12 +287,12 @@ class ConnectionTest {
     @Test
     void sendingOnAClosedConnectionFailsAtOnce() throws Exception {
         FakeSegmentStore store = answeringStore();
-        Connection c = new TcpConnectionFactory().connect(store.endpoint(), LONG);
+        Connection c = new TcpConnectionFactory().connect(store.endpoint(), longWait());
         Flow flow = c.openFlow();
         c.close();
         assertThatThrownBy(() -> flow.send(new KeepAlive())).isInstanceOf(ConnectionFailedException.class);
         assertThatThrownBy(c::openFlow).isInstanceOf(ConnectionFailedException.class);
-        assertThatThrownBy(() -> flow.await(LONG)).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> flow.await(longWait())).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("closed");
     }
 
     @Test
@@ -304,7 +307,7 @@ class ConnectionTest {
                 received.countDown();
             }
         }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), LONG));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int t = 0; t < threads; t++) {
                 int thread = t;

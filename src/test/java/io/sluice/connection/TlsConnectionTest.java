@@ -33,7 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class TlsConnectionTest {
     private static final String PASSWORD = "changeit";
-    private static final Deadline LONG = Deadline.after(Duration.ofSeconds(30));
+    /** A fresh deadline for each wait: a static one would expire while the class runs. */
+    private static Deadline longWait() {
+        return Deadline.after(Duration.ofSeconds(30));
+    }
 
     @TempDir
     static Path dir;
@@ -95,7 +98,7 @@ class TlsConnectionTest {
         ConnectionPool pool = new ConnectionPool(new TlsConnectionFactory(ConnectionConfig.DEFAULT, TlsConfig.trusting(caPem)));
         try (pool) {
             StreamSegmentInfo info = new RawClient(pool).call(at("localhost"), id -> new GetStreamSegmentInfo(id, "s/t/0", ""),
-                    StreamSegmentInfo.class, LONG);
+                    StreamSegmentInfo.class, longWait());
             assertThat(info.writeOffset()).isEqualTo(7);
         }
     }
@@ -103,7 +106,7 @@ class TlsConnectionTest {
     @Test
     void hostNameIsVerifiedByDefault() {
         TlsConnectionFactory factory = new TlsConnectionFactory(ConnectionConfig.DEFAULT, TlsConfig.trusting(caPem));
-        assertThatThrownBy(() -> factory.connect(at("127.0.0.1"), LONG))
+        assertThatThrownBy(() -> factory.connect(at("127.0.0.1"), longWait()))
                 .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("TLS handshake with segment store 127.0.0.1");
     }
 
@@ -111,7 +114,7 @@ class TlsConnectionTest {
     void hostNameVerificationCanBeTurnedOff() {
         TlsConnectionFactory factory = new TlsConnectionFactory(ConnectionConfig.DEFAULT,
                 TlsConfig.trusting(caPem).withoutHostnameVerification());
-        try (Connection c = factory.connect(at("127.0.0.1"), LONG)) {
+        try (Connection c = factory.connect(at("127.0.0.1"), longWait())) {
             assertThat(c.isOpen()).isTrue();
         }
     }
@@ -119,7 +122,7 @@ class TlsConnectionTest {
     @Test
     void untrustedCertificateIsRefused() {
         TlsConnectionFactory factory = new TlsConnectionFactory(ConnectionConfig.DEFAULT, TlsConfig.DEFAULT);
-        assertThatThrownBy(() -> factory.connect(at("localhost"), LONG))
+        assertThatThrownBy(() -> factory.connect(at("localhost"), longWait()))
                 .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("TLS handshake");
     }
 

@@ -35,7 +35,10 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class SegmentWriterTest {
     private static final String SEG = "scope/stream/0.#epoch.0";
-    private static final Deadline LONG = Deadline.after(Duration.ofSeconds(50));
+    /** A fresh deadline for each wait: a static one would expire while the class runs. */
+    private static Deadline longWait() {
+        return Deadline.after(Duration.ofSeconds(50));
+    }
 
     private SegmentStore store;
     private SegmentStoreServer server;
@@ -76,7 +79,7 @@ class SegmentWriterTest {
         long length = store.segmentInfo(SEG).orElseThrow().length();
         while (offset < length) {
             long at = offset;
-            SegmentRead r = raw.call(server.endpoint(), id -> new ReadSegment(SEG, at, 1 << 20, "", id), SegmentRead.class, LONG);
+            SegmentRead r = raw.call(server.endpoint(), id -> new ReadSegment(SEG, at, 1 << 20, "", id), SegmentRead.class, longWait());
             offset += EventFrames.forEach(r.data(), e -> out.add(StandardCharsets.UTF_8.decode(e).toString()));
         }
         return out;

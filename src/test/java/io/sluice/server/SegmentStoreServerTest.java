@@ -100,7 +100,10 @@ import org.junit.jupiter.api.Timeout;
 /** The embedded segment store over loopback, driven with Sluice's own codec and connections. */
 @Timeout(30)
 class SegmentStoreServerTest {
-    private static final Deadline LONG = Deadline.after(Duration.ofSeconds(20));
+    /** A fresh deadline for each wait: a static one would expire while the class runs. */
+    private static Deadline longWait() {
+        return Deadline.after(Duration.ofSeconds(20));
+    }
     private static final String SEG = "scope/stream/0.#epoch.0";
 
     private SegmentStore store;
@@ -113,7 +116,7 @@ class SegmentStoreServerTest {
         store = SegmentStore.inMemory(2);
         server = new SegmentStoreServer(store, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null,
                 TokenVerifier.ACCEPT_ALL);
-        connection = new TcpConnectionFactory().connect(server.endpoint(), LONG);
+        connection = new TcpConnectionFactory().connect(server.endpoint(), longWait());
         flow = connection.openFlow();
     }
 
@@ -126,7 +129,7 @@ class SegmentStoreServerTest {
     private Reply call(LongFunction<Request> request) {
         long id = flow.nextRequestId();
         flow.send(request.apply(id));
-        Reply r = flow.await(LONG);
+        Reply r = flow.await(longWait());
         assertThat(r.requestId()).isEqualTo(id);
         return r;
     }
@@ -156,7 +159,7 @@ class SegmentStoreServerTest {
         AppendEncoder.writeBlock(out, writer, java.util.Arrays.stream(events).map(SegmentStoreServerTest::utf8).toList(),
                 lastEventNumber, id);
         connection.sendFrames(out.buffer());
-        return (DataAppended) flow.await(LONG);
+        return (DataAppended) flow.await(longWait());
     }
 
     private SegmentRead read(String segment, long offset) {
@@ -212,7 +215,7 @@ class SegmentStoreServerTest {
         flow.send(new AppendBlock(writer, block.buffer()));
         flow.send(new KeepAlive()); // a real client's KeepAlive may sit between block and end
         flow.send(new AppendBlockEnd(writer, whole.position(), ByteBuffer.wrap(s, 5, s.length - 5), 3, 3, id));
-        assertThat(((DataAppended) flow.await(LONG)).eventNumber()).isEqualTo(3);
+        assertThat(((DataAppended) flow.await(longWait())).eventNumber()).isEqualTo(3);
 
         WireOutput padded = new WireOutput();
         new Event(utf8("cc")).writeFramed(padded);
@@ -221,7 +224,7 @@ class SegmentStoreServerTest {
         long id2 = flow.nextRequestId();
         flow.send(new AppendBlock(writer, padded.buffer()));
         flow.send(new AppendBlockEnd(writer, wholeBytes, Bytes.EMPTY, 1, 4, id2));
-        assertThat(((DataAppended) flow.await(LONG)).eventNumber()).isEqualTo(4);
+        assertThat(((DataAppended) flow.await(longWait())).eventNumber()).isEqualTo(4);
 
         assertThat(events(read(SEG, 0).data())).containsExactly("aa", "bb", "a split event", "cc");
     }
@@ -236,7 +239,7 @@ class SegmentStoreServerTest {
         UUID writer = UUID.randomUUID();
         setup(writer, SEG);
         append(writer, 1, "wake up");
-        SegmentRead read = (SegmentRead) reader.await(LONG);
+        SegmentRead read = (SegmentRead) reader.await(longWait());
         assertThat(read.requestId()).isEqualTo(readId);
         assertThat(read.atTail()).isTrue();
         assertThat(events(read.data())).containsExactly("wake up");
@@ -252,7 +255,7 @@ class SegmentStoreServerTest {
         long parkedId = reader.nextRequestId();
         reader.send(new ReadSegment(SEG, 12, 1000, "", parkedId));
         assertThat(call(id -> new SealSegment(id, SEG, ""))).isInstanceOf(SegmentSealed.class);
-        assertThat(reader.await(LONG)).isEqualTo(new SegmentIsSealed(parkedId, SEG, "", 12));
+        assertThat(reader.await(longWait())).isEqualTo(new SegmentIsSealed(parkedId, SEG, "", 12));
         assertThat(call(id -> new SealSegment(id, SEG, ""))).isInstanceOf(SegmentIsSealed.class);
 
         SegmentRead all = read(SEG, 0);
@@ -267,7 +270,7 @@ class SegmentStoreServerTest {
         long id = flow.nextRequestId();
         AppendEncoder.writeBlockEndOnly(out, writer, List.of(utf8("late")), 2, id);
         connection.sendFrames(out.buffer());
-        assertThat(flow.await(LONG)).isEqualTo(new SegmentIsSealed(id, SEG, "", 2));
+        assertThat(flow.await(longWait())).isEqualTo(new SegmentIsSealed(id, SEG, "", 2));
     }
 
     @Test
@@ -295,16 +298,16 @@ class SegmentStoreServerTest {
         setup(writer, SEG);
         append(writer, 2, "e1", "e2");
         // a new connection for the same writer, as after a reconnect
-        try (Connection again = new TcpConnectionFactory().connect(server.endpoint(), LONG)) {
+        try (Connection again = new TcpConnectionFactory().connect(server.endpoint(), longWait())) {
             Flow f = again.openFlow();
             long id = f.nextRequestId();
             f.send(new SetupAppend(id, writer, SEG, ""));
-            assertThat(((AppendSetup) f.await(LONG)).lastEventNumber()).isEqualTo(2);
+            assertThat(((AppendSetup) f.await(longWait())).lastEventNumber()).isEqualTo(2);
             WireOutput out = new WireOutput();
             long appendId = f.nextRequestId();
             AppendEncoder.writeBlockEndOnly(out, writer, List.of(utf8("e2")), 2, appendId);
             again.sendFrames(out.buffer());
-            DataAppended ack = (DataAppended) f.await(LONG);
+            DataAppended ack = (DataAppended) f.await(longWait());
             assertThat(ack.eventNumber()).isEqualTo(2);
             assertThat(ack.currentSegmentWriteOffset()).as("nothing appended twice").isEqualTo(20);
         }
@@ -340,19 +343,19 @@ class SegmentStoreServerTest {
     void transientSegmentsMergeAndDisappearWithTheirConnection() throws Exception {
         create(SEG);
         String name;
-        try (Connection other = new TcpConnectionFactory().connect(server.endpoint(), LONG)) {
+        try (Connection other = new TcpConnectionFactory().connect(server.endpoint(), longWait())) {
             Flow f = other.openFlow();
             UUID writer = UUID.randomUUID();
             f.send(new CreateTransientSegment(f.nextRequestId(), writer, SEG, ""));
-            name = ((SegmentCreated) f.await(LONG)).segment();
+            name = ((SegmentCreated) f.await(longWait())).segment();
             assertThat(name).startsWith(SEG + "#transient.").hasSize(SEG.length() + 11 + 32 + 1 + 32);
             f.send(new SetupAppend(f.nextRequestId(), writer, name, ""));
-            assertThat(f.await(LONG)).isInstanceOf(AppendSetup.class);
+            assertThat(f.await(longWait())).isInstanceOf(AppendSetup.class);
             f.send(new ConditionalAppend(writer, 1, 0, new Event(utf8("big part")), f.nextRequestId()));
-            assertThat(f.await(LONG)).isInstanceOf(DataAppended.class);
+            assertThat(f.await(longWait())).isInstanceOf(DataAppended.class);
             String second;
             f.send(new CreateTransientSegment(f.nextRequestId(), writer, SEG, ""));
-            second = ((SegmentCreated) f.await(LONG)).segment();
+            second = ((SegmentCreated) f.await(longWait())).segment();
             String merged = name;
             assertThat(call(id -> new MergeSegments(id, SEG, merged, ""))).isInstanceOf(SegmentsMerged.class);
             assertThat(store.segmentNames()).contains(second).doesNotContain(name);
@@ -481,7 +484,7 @@ class SegmentStoreServerTest {
         WireOutput out = new WireOutput();
         AppendEncoder.writeBlockEndOnly(out, stranger, List.of(utf8("x")), 1, flow.nextRequestId());
         connection.sendFrames(out.buffer());
-        assertThatThrownBy(() -> flow.await(LONG)).isInstanceOf(ConnectionFailedException.class);
+        assertThatThrownBy(() -> flow.await(longWait())).isInstanceOf(ConnectionFailedException.class);
     }
 
     @Test
