@@ -238,6 +238,25 @@ final class ControllerCore {
         activate(scope, Names.markStream(stream));
     }
 
+    /** Finishes creating a stream after a restart, registering its watermark stream if that was not logged. */
+    private void resumeStreamCreation(String scope, String stream) {
+        journal.write(m -> {
+            StreamMeta s = m.stream(scope, stream);
+            String mark = Names.markStream(stream);
+            if (s == null || s.markStream || m.stream(scope, mark) != null) {
+                return Decision.of(null);
+            }
+            return Decision.of(null, new ControllerEvent.StreamCreating(scope, mark,
+                    Protos.internalStreamConfig(scope, mark, 0), s.creationTime, true));
+        });
+        boolean markStream = journal.read(m -> m.stream(scope, stream) != null && m.stream(scope, stream).markStream);
+        if (markStream) {
+            activate(scope, stream);
+        } else {
+            finishStreamCreation(scope, stream);
+        }
+    }
+
     private void activate(String scope, String stream) {
         record Plan(List<SegmentRecord> segments, StreamConfig config) {
         }
@@ -1365,7 +1384,7 @@ final class ControllerCore {
                     String key = streamKey(sc, st);
                     if (s.state == StreamMeta.State.CREATING) {
                         list.add(new Work(key, "creating " + st, () -> {
-                            activate(sc, st);
+                            resumeStreamCreation(sc, st);
                             return null;
                         }));
                     }

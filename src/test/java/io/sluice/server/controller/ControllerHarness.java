@@ -69,13 +69,24 @@ final class ControllerHarness implements AutoCloseable {
         return new ControllerHarness(old.admin, old.store, old.clock, null, null, 1000);
     }
 
+    /** A controller whose lease timer runs every {@code interval}. */
+    static ControllerHarness withLeaseTimer(Duration interval) {
+        return new ControllerHarness(new FakeSegmentAdmin(), new InMemoryControllerStore(), new MutableClock(START),
+                null, null, 1000, interval);
+    }
+
     ControllerHarness(FakeSegmentAdmin admin, InMemoryControllerStore store, MutableClock clock, PasswordFile users,
                       DelegationTokens tokens, int pageSize) {
+        this(admin, store, clock, users, tokens, pageSize, Duration.ZERO);
+    }
+
+    ControllerHarness(FakeSegmentAdmin admin, InMemoryControllerStore store, MutableClock clock, PasswordFile users,
+                      DelegationTokens tokens, int pageSize, Duration leaseCheckInterval) {
         this.admin = admin;
         this.store = store;
         this.clock = clock;
         ControllerSettings settings = ControllerSettings.defaults(SEGMENT_STORE, CONTROLLER)
-                .withPageSize(pageSize).withLeaseCheckInterval(Duration.ZERO);
+                .withPageSize(pageSize).withLeaseCheckInterval(leaseCheckInterval);
         EmbeddedControllerService.Builder builder = EmbeddedControllerService.builder(admin, settings)
                 .store(store).clock(clock);
         if (users != null) {

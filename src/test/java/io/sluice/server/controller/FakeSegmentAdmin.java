@@ -35,6 +35,7 @@ final class FakeSegmentAdmin implements SegmentAdmin {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Segment> segments = new TreeMap<>();
     private final List<String> calls = new ArrayList<>();
+    private volatile CountDownLatch deletions = new CountDownLatch(0);
     private volatile CountDownLatch mergeGate;
     private volatile CountDownLatch mergeReached;
 
@@ -79,6 +80,7 @@ final class FakeSegmentAdmin implements SegmentAdmin {
         lock.lock();
         try {
             calls.add("delete " + name);
+            deletions.countDown();
             return segments.remove(name) != null;
         } finally {
             lock.unlock();
@@ -167,6 +169,13 @@ final class FakeSegmentAdmin implements SegmentAdmin {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** @return counts down on each of the next {@code count} deletions */
+    CountDownLatch awaitDeletions(int count) {
+        CountDownLatch latch = new CountDownLatch(count);
+        deletions = latch;
+        return latch;
     }
 
     /** @return every call so far, in order */
