@@ -2,13 +2,18 @@ package io.sluice.server.controller;
 
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 
@@ -75,6 +80,8 @@ final class ControllerCore {
     private final SegmentAdmin admin;
     private final Clock clock;
     private final ControllerSettings settings;
+    /** Scoped names of streams whose background commit or abort failed; the timer tries them again. */
+    private final Set<String> retryStreams = ConcurrentHashMap.newKeySet();
 
     ControllerCore(Journal journal, SerialExecutors executors, SegmentAdmin admin, Clock clock,
                    ControllerSettings settings) {
@@ -109,7 +116,7 @@ final class ControllerCore {
         return "scope:" + scope;
     }
 
-    private <T> T onKey(String key, java.util.concurrent.Callable<T> task) {
+    private <T> T onKey(String key, Callable<T> task) {
         return SerialExecutors.await(executors.submit(key, task));
     }
 
@@ -547,7 +554,7 @@ final class ControllerCore {
     /** @return each successor of the segment with its predecessors' ids */
     Map<SegmentRange, List<Long>> successors(String scope, String stream, long segmentId) {
         return journal.read(m -> {
-            Map<SegmentRange, List<Long>> result = new java.util.LinkedHashMap<>();
+            Map<SegmentRange, List<Long>> result = new LinkedHashMap<>();
             for (Map.Entry<SegmentRecord, List<Long>> e
                     : requireStream(m, scope, stream).successors(segmentId).entrySet()) {
                 result.put(Protos.segmentRange(scope, stream, e.getKey()), List.copyOf(e.getValue()));
@@ -613,9 +620,9 @@ final class ControllerCore {
                     return Decision.of(scaleStatus(ScaleResponse.ScaleStreamStatus.PRECONDITION_FAILED));
                 }
                 List<KeyRange> ranges = new ArrayList<>(requestedRanges);
-                ranges.sort(java.util.Comparator.comparingDouble(KeyRange::start));
+                ranges.sort(Comparator.comparingDouble(KeyRange::start));
                 return Decision.of(null, new ControllerEvent.ScaleStarted(scope, stream, List.copyOf(
-                        new java.util.LinkedHashSet<>(sealed)), ranges, timestamp));
+                        new LinkedHashSet<>(sealed)), ranges, timestamp));
             });
             if (refused != null) {
                 return refused;
@@ -644,7 +651,7 @@ final class ControllerCore {
             }
         }
         List<KeyRange> old = new ArrayList<>();
-        for (long id : new java.util.LinkedHashSet<>(sealed)) {
+        for (long id : new LinkedHashSet<>(sealed)) {
             SegmentRecord s = active.segment(id);
             old.add(new KeyRange(s.keyStart(), s.keyEnd()));
         }
@@ -654,7 +661,7 @@ final class ControllerCore {
     /** Merges adjacent ranges into continuous blocks (Pravega's {@code RecordHelper.reduce}). */
     private static List<KeyRange> reduce(List<KeyRange> input) {
         List<KeyRange> ranges = new ArrayList<>(input);
-        ranges.sort(java.util.Comparator.comparingDouble(KeyRange::start));
+        ranges.sort(Comparator.comparingDouble(KeyRange::start));
         List<KeyRange> result = new ArrayList<>();
         double low = -1.0;
         double high = -1.0;
@@ -738,7 +745,7 @@ final class ControllerCore {
                 StreamMeta s = requireStream(m, scope, stream);
                 if (s.state != StreamMeta.State.ACTIVE) {
                     throw Protos.failedPrecondition("stream " + Names.scoped(scope, stream) + " is "
-                            + s.state.name().toLowerCase(java.util.Locale.ROOT) + "; no new transactions");
+                            + s.state.name().toLowerCase(Locale.ROOT) + "; no new transactions");
                 }
                 int epoch = s.activeEpoch().referenceEpoch();
                 UUID id;
@@ -825,10 +832,7 @@ final class ControllerCore {
             };
         });
         if (result.changed()) {
-            executors.submit(streamKey(scope, stream), () -> {
-                processCommits(scope, stream);
-                return null;
-            }).whenComplete((v, e) -> logFailure(e, "committing transactions of " + Names.scoped(scope, stream)));
+            submitTxnWork(scope, stream);
         }
         return result.status();
     }
@@ -850,16 +854,42 @@ final class ControllerCore {
             };
         });
         if (result.changed()) {
-            submitAborts(scope, stream);
+            submitTxnWork(scope, stream);
         }
         return result.status();
     }
 
-    private void submitAborts(String scope, String stream) {
+    /**
+     * Queues, on the stream's key, the merging of committing and the deletion of aborting transactions. If that
+     * fails (the segment store had a problem), the stream is remembered for {@link #retryFailedWork()}.
+     */
+    private void submitTxnWork(String scope, String stream) {
+        String scoped = Names.scoped(scope, stream);
         executors.submit(streamKey(scope, stream), () -> {
+            processCommits(scope, stream);
             processAborts(scope, stream);
             return null;
-        }).whenComplete((v, e) -> logFailure(e, "aborting transactions of " + Names.scoped(scope, stream)));
+        }).whenComplete((v, e) -> {
+            if (e != null) {
+                LOG.warn("completing transactions of {} failed; will try again", scoped, e);
+                retryStreams.add(scoped);
+            }
+        });
+    }
+
+    /**
+     * Tries again the background transaction work that failed earlier.
+     *
+     * @return how many streams were retried
+     */
+    int retryFailedWork() {
+        List<String> streams = new ArrayList<>(retryStreams);
+        for (String scoped : streams) {
+            retryStreams.remove(scoped);
+            int slash = scoped.indexOf('/');
+            submitTxnWork(scoped.substring(0, slash), scoped.substring(slash + 1));
+        }
+        return streams.size();
     }
 
     private static void logFailure(Throwable e, String what) {
@@ -888,7 +918,7 @@ final class ControllerCore {
     /** @return completed transactions, oldest first, with whether each committed */
     Map<UUID, Boolean> completedTransactions(String scope, String stream) {
         return journal.read(m -> {
-            Map<UUID, Boolean> result = new java.util.LinkedHashMap<>();
+            Map<UUID, Boolean> result = new LinkedHashMap<>();
             requireStream(m, scope, stream).completedTxns.forEach((id, state) -> result.put(id,
                     state == TxnPhase.COMMITTED));
             return result;
@@ -913,7 +943,7 @@ final class ControllerCore {
             }
             return list;
         });
-        Set<String> streams = new java.util.LinkedHashSet<>();
+        Set<String> streams = new LinkedHashSet<>();
         for (Expired e : expired) {
             boolean aborted = journal.write(m -> {
                 StreamMeta s = m.stream(e.scope(), e.stream());
@@ -930,7 +960,7 @@ final class ControllerCore {
         }
         for (String scoped : streams) {
             int slash = scoped.indexOf('/');
-            submitAborts(scoped.substring(0, slash), scoped.substring(slash + 1));
+            submitTxnWork(scoped.substring(0, slash), scoped.substring(slash + 1));
         }
         return streams.size();
     }
@@ -1373,7 +1403,7 @@ final class ControllerCore {
      * @return futures of the submitted work
      */
     List<CompletableFuture<?>> resumeUnfinishedWork() {
-        record Work(String key, String what, java.util.concurrent.Callable<Object> task) {
+        record Work(String key, String what, Callable<Object> task) {
         }
         List<Work> work = journal.read(m -> {
             List<Work> list = new ArrayList<>();
@@ -1483,10 +1513,5 @@ final class ControllerCore {
             throw Protos.notFound("stream " + Names.scoped(scope, stream) + " does not exist");
         }
         return s;
-    }
-
-    /** @return a copy of the map (segment id to offset), for passing cuts out of protobuf messages */
-    static Map<Long, Long> cut(Map<Long, Long> protoMap) {
-        return new HashMap<>(protoMap);
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -224,6 +225,16 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     }
 
     /**
+     * Queues again the background transaction work (merges, deletions) that failed earlier, for example because the
+     * segment store was unavailable. The lease timer calls this too.
+     *
+     * @return how many streams were retried
+     */
+    public int retryFailedWork() {
+        return core.retryFailedWork();
+    }
+
+    /**
      * Waits until no controller work (foreground or background) is queued or running.
      *
      * @return false on timeout
@@ -255,6 +266,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
             while (!stopping.await(settings.leaseCheckInterval().toMillis(), TimeUnit.MILLISECONDS)) {
                 try {
                     core.expireLeases();
+                    core.retryFailedWork();
                 } catch (RuntimeException e) {
                     LOG.warn("checking transaction leases failed", e);
                 }
@@ -837,7 +849,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     }
 
     /** @return a filter that keeps the names the caller may read, given how a name maps to its resource */
-    private Predicate<String> readable(java.util.function.UnaryOperator<String> resourceOf) {
+    private Predicate<String> readable(UnaryOperator<String> resourceOf) {
         if (users == null) {
             return name -> true;
         }

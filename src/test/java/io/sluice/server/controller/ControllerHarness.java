@@ -8,7 +8,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -17,6 +16,7 @@ import io.grpc.Server;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.sluice.common.Endpoint;
+import io.sluice.common.Threads;
 import io.sluice.controller.grpc.v1.ControllerServiceGrpc;
 import io.sluice.controller.grpc.v1.CreateScopeStatus;
 import io.sluice.controller.grpc.v1.CreateStreamStatus;
@@ -47,7 +47,7 @@ final class ControllerHarness implements AutoCloseable {
     final ControllerServiceGrpc.ControllerServiceBlockingStub stub;
     private final Server server;
     private final ManagedChannel channel;
-    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final ExecutorService executor = Threads.perTaskExecutor("controller-test-grpc-");
 
     ControllerHarness() {
         this(new FakeSegmentAdmin(), new InMemoryControllerStore(), new MutableClock(START), null, null, 1000);

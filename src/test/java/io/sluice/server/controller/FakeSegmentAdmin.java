@@ -7,10 +7,12 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.errors.NoSuchSegmentException;
 import io.sluice.errors.SegmentSealedException;
+import io.sluice.errors.ServiceUnavailableException;
 import io.sluice.server.SegmentAdmin;
 
 /**
@@ -36,6 +38,7 @@ final class FakeSegmentAdmin implements SegmentAdmin {
     private final Map<String, Segment> segments = new TreeMap<>();
     private final List<String> calls = new ArrayList<>();
     private volatile CountDownLatch deletions = new CountDownLatch(0);
+    private final AtomicInteger failingMerges = new AtomicInteger();
     private volatile CountDownLatch mergeGate;
     private volatile CountDownLatch mergeReached;
 
@@ -104,6 +107,9 @@ final class FakeSegmentAdmin implements SegmentAdmin {
 
     @Override
     public long mergeSegments(String target, String source) {
+        if (failingMerges.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new ServiceUnavailableException("merge of " + source + " failed (injected)");
+        }
         CountDownLatch reached = mergeReached;
         if (reached != null) {
             reached.countDown();
@@ -169,6 +175,11 @@ final class FakeSegmentAdmin implements SegmentAdmin {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Makes the next {@code count} merges fail. */
+    void failMerges(int count) {
+        failingMerges.set(count);
     }
 
     /** @return counts down on each of the next {@code count} deletions */

@@ -169,6 +169,20 @@ class TransactionTest {
     }
 
     @Test
+    void aFailedMergeIsRetriedLater() {
+        h.createStream("sc", "s", 1);
+        UUID txn = uuid(create(LEASE));
+        h.admin.failMerges(1);
+        assertThat(commit(txn)).isEqualTo(TxnStatus.Status.SUCCESS);
+        awaitIdle();
+        assertThat(state(txn)).isEqualTo(TxnState.State.COMMITTING);
+        assertThat(h.service.retryFailedWork()).isEqualTo(1);
+        awaitIdle();
+        assertThat(state(txn)).isEqualTo(TxnState.State.COMMITTED);
+        assertThat(h.service.retryFailedWork()).isZero();
+    }
+
+    @Test
     void abortDeletesTheTransactionSegments() {
         h.createStream("sc", "s", 2);
         UUID txn = uuid(create(LEASE));
