@@ -26,7 +26,8 @@ import io.sluice.errors.TokenExpiredException;
  * <p>Payload claims: {@code sub} (the user the token was issued to), {@code res} (the resource: {@code scope/stream},
  * or {@code scope/kvt} for a key-value table), {@code perm} ({@code READ} or {@code READ_UPDATE}), {@code iat} and
  * {@code exp} (seconds since the epoch). The official Java client only reads {@code exp}, to refresh a token before
- * it expires.
+ * it expires; it decodes the payload with the standard base64 alphabet, so the payload is written to encode the same
+ * in both alphabets (no {@code -} or {@code _}).
  *
  * <p>Thread-safe; nothing blocks.
  */
@@ -260,7 +261,10 @@ public final class DelegationTokens {
                     case '"' -> out.append("\\\"");
                     case '\\' -> out.append("\\\\");
                     default -> {
-                        if (c < 0x20) {
+                        // Escape everything outside printable ASCII, and the three printable characters whose
+                        // bytes can yield base64 digits 62 and 63: the official Java client decodes the payload
+                        // with the standard (not URL-safe) decoder, so the payload must avoid '-' and '_'.
+                        if (c < 0x20 || c > 0x7E || c == '>' || c == '?' || c == '~') {
                             out.append(String.format("\\u%04x", (int) c));
                         } else {
                             out.append(c);

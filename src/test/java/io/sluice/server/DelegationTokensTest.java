@@ -44,6 +44,22 @@ class DelegationTokensTest {
     }
 
     @Test
+    void thePayloadDecodesWithTheStandardAlphabetAsTheJavaClientDoes() {
+        // '>', '?', '~' and non-ASCII characters would put '-' or '_' into a base64url payload
+        String user = "a>b?c~d\u00e9>>??~~" + "x".repeat(7);
+        for (int pad = 0; pad < 3; pad++) {
+            String token = at(NOW).create(user + "y".repeat(pad), "sc/s", AccessLevel.READ);
+            String body = token.split("\\.")[1];
+            assertThat(body).doesNotContain("-", "_");
+            String json = new String(Base64.getDecoder().decode(body), StandardCharsets.UTF_8);
+            java.util.regex.Matcher exp = java.util.regex.Pattern.compile("\"exp\":\\s?(\\d+)").matcher(json);
+            assertThat(exp.find()).isTrue();
+            assertThat(Long.parseLong(exp.group(1))).isEqualTo(NOW.getEpochSecond() + 600);
+            assertThat(at(NOW).verify(token).subject()).isEqualTo(user + "y".repeat(pad));
+        }
+    }
+
+    @Test
     void tamperedForeignOrMalformedTokensFail() {
         String token = at(NOW).create("alice", "sc/s", AccessLevel.READ);
         String[] parts = token.split("\\.");

@@ -114,10 +114,14 @@ final class ControllerHarness implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         channel.shutdownNow();
         server.shutdownNow();
-        server.awaitTermination(10, TimeUnit.SECONDS);
+        try {
+            server.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         service.close();
         executor.shutdownNow();
     }
