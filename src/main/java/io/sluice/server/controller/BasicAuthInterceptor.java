@@ -1,0 +1,118 @@
+package io.sluice.server.controller;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+
+/**
+ * Authenticates every controller call with HTTP Basic credentials from the {@code authorization} header
+ * ({@code Basic base64(user:password)}), checked against a {@link PasswordFile}. A call without credentials, with
+ * another scheme, or with a wrong user or password is closed with UNAUTHENTICATED; an authenticated call runs with
+ * the user's {@link Principal} in the gRPC {@link Context} ({@link #PRINCIPAL}), where the service checks
+ * permissions.
+ *
+ * <p>Successful checks are cached by a hash of the header, so PBKDF2 runs once per distinct credential (the cache is
+ * cleared when it reaches {@value #CACHE_LIMIT} entries). Thread-safe.
+ */
+public final class BasicAuthInterceptor implements ServerInterceptor {
+    /** The authenticated caller of the current call; absent when authentication is off. */
+    static final Context.Key<Principal> PRINCIPAL = Context.key("sluice-controller-principal");
+
+    private static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    private static final int CACHE_LIMIT = 1024;
+
+    /**
+     * An authenticated user.
+     *
+     * @param user the user name (the {@code sub} of its delegation tokens)
+     * @param acl what the user may do
+     */
+    record Principal(String user, AccessControlList acl) {
+    }
+
+    private final PasswordFile users;
+    private final ConcurrentHashMap<String, Principal> verified = new ConcurrentHashMap<>();
+
+    /**
+     * @param users who may call
+     */
+    public BasicAuthInterceptor(PasswordFile users) {
+        this.users = Objects.requireNonNull(users, "users");
+    }
+
+    /** Authenticates the call, or closes it with UNAUTHENTICATED. Blocks for one PBKDF2 run on a cache miss. */
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                      ServerCallHandler<Q, R> next) {
+        Optional<Principal> principal = authenticate(headers.get(AUTHORIZATION));
+        if (principal.isEmpty()) {
+            call.close(Status.UNAUTHENTICATED.withDescription("missing or wrong credentials: the controller needs "
+                    + "'authorization: Basic base64(user:password)'"), new Metadata());
+            return new ServerCall.Listener<>() {
+            };
+        }
+        Context context = Context.current().withValue(PRINCIPAL, principal.get());
+        return Contexts.interceptCall(context, call, headers, next);
+    }
+
+    private Optional<Principal> authenticate(String header) {
+        if (header == null) {
+            return Optional.empty();
+        }
+        String cacheKey = sha256(header);
+        Principal cached = verified.get(cacheKey);
+        if (cached != null) {
+            return Optional.of(cached);
+        }
+        String value = header.strip();
+        int space = value.indexOf(' ');
+        if (space < 0 || !value.substring(0, space).toLowerCase(Locale.ROOT).equals("basic")) {
+            return Optional.empty();
+        }
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(value.substring(space + 1).strip()),
+                    StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        int colon = decoded.indexOf(':');
+        if (colon <= 0) {
+            return Optional.empty();
+        }
+        String user = decoded.substring(0, colon);
+        Optional<Principal> principal = users.authenticate(user, decoded.substring(colon + 1).toCharArray())
+                .map(acl -> new Principal(user, acl));
+        principal.ifPresent(p -> {
+            if (verified.size() >= CACHE_LIMIT) {
+                verified.clear();
+            }
+            verified.put(cacheKey, p);
+        });
+        return principal;
+    }
+
+    private static String sha256(String s) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+}
