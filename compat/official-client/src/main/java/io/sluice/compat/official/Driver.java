@@ -1,6 +1,10 @@
 package io.sluice.compat.official;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +46,7 @@ public final class Driver {
     /** Exit code when the watchdog ended the run. */
     static final int EXIT_TIMEOUT = 3;
 
+    private static final int CONNECT_TIMEOUT_MS = 10_000;
     private static final AtomicBoolean EMITTED = new AtomicBoolean();
     private static final PrintStream STDOUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
@@ -85,6 +90,7 @@ public final class Driver {
 
         boolean ok;
         try {
+            requireReachable(run);
             ok = options.mode().equals("verify") ? verify(run, report) : bench(run, report);
         } catch (Throwable t) {
             LOG.error("run failed in phase '{}'", run.phase(), t);
@@ -97,15 +103,27 @@ public final class Driver {
         emit(report, ok ? EXIT_OK : EXIT_FAILED);
     }
 
+    /**
+     * Fails fast, with a clear message, when nothing listens at the controller's address: the official client
+     * would otherwise retry its first call for minutes.
+     */
+    private static void requireReachable(Run run) throws IOException {
+        URI uri = run.options.controller();
+        run.phase("connecting to " + uri);
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), CONNECT_TIMEOUT_MS);
+        } catch (IOException e) {
+            throw new IOException("nothing accepts connections at the controller " + uri + " (" + e.getMessage()
+                    + ")", e);
+        }
+    }
+
     private static boolean verify(Run run, Report report) {
         Options o = run.options;
         boolean ok = true;
         try (StreamManager streamManager = StreamManager.create(run.config)) {
-            run.phase("creating scope " + o.scope() + " at " + o.controller());
             long t0 = System.nanoTime();
-            if (!streamManager.createScope(o.scope())) {
-                throw new IllegalStateException("scope " + o.scope() + " already exists");
-            }
+            createScope(run, report, streamManager);
             report.put("scope_ms", (System.nanoTime() - t0) / 1_000_000);
             for (String name : o.parts()) {
                 Part part = new Part(name);
@@ -139,16 +157,24 @@ public final class Driver {
         Options o = run.options;
         boolean ok;
         try (StreamManager streamManager = StreamManager.create(run.config)) {
-            run.phase("creating scope " + o.scope() + " at " + o.controller());
-            if (!streamManager.createScope(o.scope())) {
-                throw new IllegalStateException("scope " + o.scope() + " already exists");
-            }
+            createScope(run, report, streamManager);
             ok = Bench.run(run, report, streamManager);
         }
         if (!o.keep()) {
             ok &= cleanup(run, report);
         }
         return ok;
+    }
+
+    /** Creates the run's scope; an existing one (given with --scope) is used as it is and kept at cleanup. */
+    private static void createScope(Run run, Report report, StreamManager streamManager) {
+        Options o = run.options;
+        run.phase("creating scope " + o.scope() + " at " + o.controller());
+        if (!streamManager.createScope(o.scope())) {
+            LOG.info("scope {} exists already: using it, and keeping it at cleanup", o.scope());
+            report.put("scope_existed", true);
+            run.keepScope();
+        }
     }
 
     private static boolean cleanup(Run run, Report report) {

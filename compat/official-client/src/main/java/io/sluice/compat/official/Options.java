@@ -75,6 +75,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("missing mode: verify or bench");
         }
         String mode = args[0];
+        if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
+            throw new UsageException("help");
+        }
         if (!mode.equals("verify") && !mode.equals("bench")) {
             throw new UsageException("unknown mode '" + mode + "': expected verify or bench");
         }

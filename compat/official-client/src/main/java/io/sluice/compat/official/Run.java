@@ -20,6 +20,7 @@ final class Run {
     final ClientConfig config;
     final long deadlineNanos;
     private volatile String phase = "starting";
+    private volatile boolean keepScope;
     private final ReentrantLock lock = new ReentrantLock();
     // guarded by lock
     private final List<String> streams = new ArrayList<>();
@@ -68,6 +69,11 @@ final class Run {
         }
     }
 
+    /** Cleanup keeps the scope (it existed before the run). */
+    void keepScope() {
+        keepScope = true;
+    }
+
     /** Remembers a key-value table to delete at cleanup. */
     void createdTable(String name) {
         lock.lock();
@@ -79,8 +85,8 @@ final class Run {
     }
 
     /**
-     * Deletes what the run created: key-value tables, then streams (sealed first), then the scope. Every step is
-     * attempted; the part records each failure.
+     * Deletes what the run created: key-value tables, then streams (sealed first), then the scope unless it existed
+     * before. Every step is attempted; the part records each failure.
      */
     void cleanup(Part part) {
         List<String> streamList;
@@ -108,8 +114,10 @@ final class Run {
                 attempt(part, "delete stream " + stream, () -> part.check(streamManager.deleteStream(scope, stream),
                         "deleteStream(" + stream + ") returned false"));
             }
-            attempt(part, "delete scope " + scope,
-                    () -> part.check(streamManager.deleteScope(scope), "deleteScope(" + scope + ") returned false"));
+            if (!keepScope) {
+                attempt(part, "delete scope " + scope, () -> part.check(streamManager.deleteScope(scope),
+                        "deleteScope(" + scope + ") returned false"));
+            }
         }
         part.put("streams_deleted", streamList.size());
         part.put("tables_deleted", tableList.size());
