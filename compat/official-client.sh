@@ -102,7 +102,7 @@ build_valid() {
 do_build() {
   local t0 log="$state/official-client-build.log"
   t0=$(now_ms)
-  say "building the driver against io.pravega:pravega-client:0.13.0 (first time: ~15 MB from Maven Central)..."
+  say "building the driver against io.pravega:pravega-client:0.13.0 (first time: ~34 MB of jars from Maven Central)..."
   rm -f "$cpfile" "$keyfile"
   # shellcheck disable=SC2086
   if ! "$repo/scripts/mvn" -B -q -f "$pom" ${SLUICE_COMPAT_MAVEN_ARGS:-} "-Dsluice.compat.dir=$state" \
