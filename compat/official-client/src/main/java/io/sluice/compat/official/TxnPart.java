@@ -76,8 +76,12 @@ final class TxnPart {
                 long t1 = System.nanoTime();
                 toAbort.abort();
                 toCommit.commit();
-                Transaction.Status committed = awaitFinal(run, toCommit);
-                Transaction.Status aborted = awaitFinal(run, toAbort);
+                List<String> commitStatuses = new ArrayList<>();
+                List<String> abortStatuses = new ArrayList<>();
+                Transaction.Status committed = awaitFinal(run, toCommit, commitStatuses);
+                Transaction.Status aborted = awaitFinal(run, toAbort, abortStatuses);
+                part.put("statuses_after_commit", commitStatuses);
+                part.put("statuses_after_abort", abortStatuses);
                 part.put("commit_and_abort_ms", (System.nanoTime() - t1) / 1_000_000);
                 part.checkEqual(Transaction.Status.COMMITTED, committed, "final status of the committed txn");
                 part.checkEqual(Transaction.Status.ABORTED, aborted, "final status of the aborted txn");
@@ -151,13 +155,21 @@ final class TxnPart {
         part.check(outOfOrder == 0, outOfOrder + " committed events out of per-key order");
     }
 
-    /** Polls the transaction's status until it is COMMITTED or ABORTED (or the run's deadline); returns it. */
-    private static Transaction.Status awaitFinal(Run run, Transaction<String> txn) throws InterruptedException {
+    /**
+     * Polls the transaction's status until it is COMMITTED or ABORTED (or the run's deadline); returns it. Adds
+     * every status seen (once per change) to {@code seen}.
+     */
+    private static Transaction.Status awaitFinal(Run run, Transaction<String> txn, List<String> seen)
+            throws InterruptedException {
         Transaction.Status status = txn.checkStatus();
+        seen.add(status.name());
         while (status != Transaction.Status.COMMITTED && status != Transaction.Status.ABORTED
                 && System.nanoTime() < run.deadlineNanos) {
             TimeUnit.MILLISECONDS.sleep(20);
             status = txn.checkStatus();
+            if (!seen.get(seen.size() - 1).equals(status.name())) {
+                seen.add(status.name());
+            }
         }
         return status;
     }
