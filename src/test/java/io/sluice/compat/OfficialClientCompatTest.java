@@ -101,9 +101,8 @@ class OfficialClientCompatTest {
     static Stream<Target> targets() {
         return Stream.of(
                 new Target("real Pravega 0.13 standalone", () -> Server.external(RealPravega.controllerUri()))
-                // TODO(#4): the embedded-server cell, once io.sluice.server.EmbeddedServer exists:
-                // , new Target("Sluice embedded server", () -> { var s = EmbeddedServer.builder().inMemory().start();
-                //         return Server.running(s.controllerUri(), s); })
+                // TODO(#4): add the cell "Sluice embedded server" here once io.sluice.server.EmbeddedServer exists:
+                // a Target whose start() starts one in memory and returns Server.running(its controllerUri(), it).
         );
     }
 

@@ -154,7 +154,8 @@ final class SynchronizerPart {
                 c.fetchUpdates();
                 part.checkEqual(want, c.getState() == null ? null : c.getState().counts(),
                         "state seen by a synchronizer started after compaction");
-                StateSynchronizer.UpdateGenerator<Counters> addOne = (state, updates) -> updates.add(new Add("total", 1));
+                StateSynchronizer.UpdateGenerator<Counters> addOne =
+                        (state, updates) -> updates.add(new Add("total", 1));
                 c.updateState(addOne);
                 a.fetchUpdates();
                 part.checkEqual(2L * UPDATES + 1, a.getState().counts().get("total"),
