@@ -1,0 +1,206 @@
+package io.sluice.compat.official;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The driver's command line: a mode and its options. Immutable.
+ *
+ * @param mode            {@code verify} or {@code bench}
+ * @param controller      controller URI, {@code tcp://host:port}
+ * @param scope           scope to create and use
+ * @param stream          base name of the streams (verify derives {@code -txn}, {@code -bytes}, ... from it)
+ * @param events          events to write and read back
+ * @param size            bytes per event (at least {@link Payload#HEADER_BYTES})
+ * @param segments        fixed segment count of the event stream
+ * @param readers         readers in the reader group
+ * @param timeoutSeconds  bound on the whole run; the watchdog ends it after that
+ * @param latencySamples  bench: awaited single writes measured after the throughput phase
+ * @param warmupEvents    bench: events written and read on a separate stream before the measured run
+ * @param parts           verify: which parts to run
+ * @param keep            leave streams, tables and the scope in place (no cleanup)
+ */
+record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
+               int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
+               boolean keep) {
+
+    /** Every part of {@code verify}, in the order they run. */
+    static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
+
+    static final String USAGE = """
+            usage: Driver verify|bench [options]
+              verify   functional check of the official Pravega 0.13 client against a server: events through a
+                       reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
+                       key-value table, byte stream, state synchronizer
+              bench    write/read throughput and awaited-write latency (the workload of `sluice bench`)
+            options (--name value or --name=value):
+              --controller URI        controller, default tcp://127.0.0.1:9090
+              --scope NAME            default official-<random>
+              --stream NAME           default events-<random> (verify derives -txn, -bytes, -sync, -kvt, -rg)
+              --events N              default 100000
+              --size BYTES            bytes per event, >= 8, default 100
+              --segments K            fixed segments of the event stream, default: verify 4, bench 1
+              --readers R             readers in the reader group, default: verify 2, bench 1
+              --timeout-seconds T     bound on the whole run, default 300
+              --latency-samples L     bench: awaited single writes, default 2000
+              --warmup-events W       bench: write and read W events on another stream first, default 0
+              --parts a,b,...         verify: subset of events,txn,kvt,bytestream,synchronizer (default all)
+              --keep                  do not delete what the run created
+            stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
+            2 = bad usage, 3 = timed out.""";
+
+    /** Thrown for a bad command line; the message names what is wrong. */
+    static final class UsageException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Parses the command line.
+     *
+     * @throws UsageException naming the bad argument
+     */
+    static Options parse(String[] args) throws UsageException {
+        if (args.length == 0) {
+            throw new UsageException("missing mode: verify or bench");
+        }
+        String mode = args[0];
+        if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
+            throw new UsageException("help");
+        }
+        if (!mode.equals("verify") && !mode.equals("bench")) {
+            throw new UsageException("unknown mode '" + mode + "': expected verify or bench");
+        }
+        boolean verify = mode.equals("verify");
+        String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
+        URI controller = URI.create("tcp://127.0.0.1:9090");
+        String scope = "official-" + suffix;
+        String stream = "events-" + suffix;
+        int events = 100_000;
+        int size = 100;
+        int segments = verify ? 4 : 1;
+        int readers = verify ? 2 : 1;
+        int timeout = 300;
+        int latency = 2000;
+        int warmup = 0;
+        Set<String> parts = new LinkedHashSet<>(ALL_PARTS);
+        boolean keep = false;
+
+        List<String> rest = new ArrayList<>(List.of(args).subList(1, args.length));
+        for (int i = 0; i < rest.size(); i++) {
+            String arg = rest.get(i);
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            if (name.equals("--keep")) {
+                if (value != null) {
+                    throw new UsageException("--keep takes no value");
+                }
+                keep = true;
+                continue;
+            }
+            if (name.equals("-h") || name.equals("--help")) {
+                throw new UsageException("help");
+            }
+            if (!name.startsWith("--")) {
+                throw new UsageException("unexpected argument '" + arg + "'");
+            }
+            if (value == null) {
+                if (i + 1 >= rest.size()) {
+                    throw new UsageException(name + " needs a value");
+                }
+                value = rest.get(++i);
+            }
+            switch (name) {
+                case "--controller" -> controller = controllerUri(value);
+                case "--scope" -> scope = streamName(name, value);
+                case "--stream" -> stream = streamName(name, value);
+                case "--events" -> events = intArg(name, value, 1, Integer.MAX_VALUE / 2);
+                case "--size" -> size = intArg(name, value, Payload.HEADER_BYTES, Payload.MAX_EVENT_BYTES);
+                case "--segments" -> segments = intArg(name, value, 1, 1000);
+                case "--readers" -> readers = intArg(name, value, 1, 256);
+                case "--timeout-seconds" -> timeout = intArg(name, value, 1, 24 * 3600);
+                case "--latency-samples" -> latency = intArg(name, value, 0, 10_000_000);
+                case "--warmup-events" -> warmup = intArg(name, value, 0, Integer.MAX_VALUE / 2);
+                case "--parts" -> parts = partsArg(value);
+                default -> throw new UsageException("unknown option '" + name + "'");
+            }
+        }
+        return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
+                warmup, parts, keep);
+    }
+
+    private static URI controllerUri(String value) throws UsageException {
+        try {
+            URI uri = new URI(value.trim());
+            if (!"tcp".equals(uri.getScheme()) && !"tls".equals(uri.getScheme())
+                    || uri.getHost() == null || uri.getPort() < 1) {
+                throw new UsageException("--controller must look like tcp://127.0.0.1:9090, but is '" + value + "'");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw new UsageException("--controller is not a URI: '" + value + "' (" + e.getMessage() + ")");
+        }
+    }
+
+    private static String streamName(String option, String value) throws UsageException {
+        // Pravega's rule for user stream and scope names: letters, digits, '-' and '.'
+        if (!value.matches("[A-Za-z0-9][A-Za-z0-9.\\-]*")) {
+            throw new UsageException(option + " '" + value + "' is not a valid name (letters, digits, '-', '.')");
+        }
+        return value;
+    }
+
+    private static int intArg(String option, String value, int min, int max) throws UsageException {
+        long v;
+        try {
+            v = Long.parseLong(value.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a whole number, but got '" + value + "'");
+        }
+        if (v < min || v > max) {
+            throw new UsageException(option + " must be between " + min + " and " + max + ", but is " + v);
+        }
+        return (int) v;
+    }
+
+    private static Set<String> partsArg(String value) throws UsageException {
+        Set<String> parts = new LinkedHashSet<>();
+        for (String p : value.toLowerCase(Locale.ROOT).split(",")) {
+            String part = p.trim();
+            if (part.isEmpty()) {
+                continue;
+            }
+            if (!ALL_PARTS.contains(part)) {
+                throw new UsageException("--parts: unknown part '" + part + "' (known: "
+                        + String.join(",", ALL_PARTS) + ")");
+            }
+            parts.add(part);
+        }
+        if (parts.isEmpty()) {
+            throw new UsageException("--parts names no part");
+        }
+        // run in the canonical order whatever the order given
+        Set<String> ordered = new LinkedHashSet<>();
+        for (String p : ALL_PARTS) {
+            if (parts.contains(p)) {
+                ordered.add(p);
+            }
+        }
+        return ordered;
+    }
+}
