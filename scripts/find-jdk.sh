@@ -1,4 +1,5 @@
-# Sourced by ./sluice, scripts/mvn and .ci/run: sets SLUICE_JAVA_HOME to a JDK >= 21.
+# Sourced by ./sluice, scripts/mvn and .ci/run: sets SLUICE_JAVA_HOME to a JDK >= 21 (and SLUICE_JAVA_FEATURE to
+# its major version).
 # Order: $JAVA_HOME, then every JDK under /usr/lib/jvm (newest first), then the `java` on PATH.
 # Prints a clear message and returns 1 when none is found.
 
@@ -22,7 +23,8 @@ sluice_find_jdk() {
     v=$(sluice_java_feature "$dir/bin/java")
     if [ -n "$v" ] && [ "$v" -ge 21 ]; then
       SLUICE_JAVA_HOME="$dir"
-      export SLUICE_JAVA_HOME
+      SLUICE_JAVA_FEATURE="$v"
+      export SLUICE_JAVA_HOME SLUICE_JAVA_FEATURE
       return 0
     fi
   done

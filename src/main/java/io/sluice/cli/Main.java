@@ -1,20 +1,64 @@
 package io.sluice.cli;
 
+import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.function.Function;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The {@code sluice} command line. Run {@code ./sluice --help} for the list of commands.
+ *
+ * <p>Exit status: 0 on success, 1 when the operation failed (the message on standard error says what failed), 2 on
+ * bad usage. A {@code Main} runs one command line at a time.
  */
 @Command(name = "sluice",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Sluice: a Pravega client on virtual threads, with an embedded Pravega-compatible server.",
-        subcommands = {WireTool.class})
+        subcommands = {ScopeCommands.class, StreamCommands.class, WireTool.class})
 public final class Main implements Runnable {
+    /** The exit-status paragraph of the help of every controller command. */
+    static final String EXIT_STATUS = "%nExit status: 0 success, 1 failure (standard error names what failed; with "
+            + "--json standard output holds {\"error\":{\"code\":...,\"message\":...}}), 2 bad usage.";
+
+    private static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
+
+    private final ControllerClientFactory controllers;
+    private final Function<String, String> environment;
+
+    /** The command line as {@code ./sluice} runs it: gRPC to the controller, the process environment. */
+    public Main() {
+        this(ControllerClientFactory.GRPC, System::getenv);
+    }
+
+    /**
+     * A command line with another way to reach the controller and another environment (tests).
+     *
+     * @param controllers opens controller clients
+     * @param environment looks up environment variables ({@code null} for unset)
+     */
+    Main(ControllerClientFactory controllers, Function<String, String> environment) {
+        this.controllers = Objects.requireNonNull(controllers, "controllers");
+        this.environment = Objects.requireNonNull(environment, "environment");
+    }
+
+    /** @return how commands open controller clients */
+    ControllerClientFactory controllers() {
+        return controllers;
+    }
+
+    /** @return how commands read environment variables */
+    Function<String, String> environment() {
+        return environment;
+    }
 
     /**
      * Runs the command line and exits with its status.
@@ -22,6 +66,11 @@ public final class Main implements Runnable {
      * @param args the arguments
      */
     public static void main(String[] args) {
+        if (System.getProperty(LOG_LEVEL_PROPERTY) == null) {
+            // the library logs progress at INFO; a command line prints its result and nothing else
+            boolean verbose = Arrays.asList(args).contains("--verbose") || Arrays.asList(args).contains("-v");
+            System.setProperty(LOG_LEVEL_PROPERTY, verbose ? "info" : "warn");
+        }
         System.exit(run(args));
     }
 
@@ -32,7 +81,7 @@ public final class Main implements Runnable {
      * @return the exit status: 0 on success, 1 on a failure, 2 on bad usage
      */
     public static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return commandLine(new Main()).execute(args);
     }
 
     /**
@@ -43,14 +92,40 @@ public final class Main implements Runnable {
      * @param args the arguments
      * @return the exit status
      */
-    public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
-        CommandLine cli = new CommandLine(new Main());
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        return run(new Main(), out, err, args);
+    }
+
+    /**
+     * Runs the command line of {@code main} with its output going to the given writers (tests).
+     *
+     * @return the exit status
+     */
+    static int run(Main main, PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cli = commandLine(main);
         cli.setOut(out);
         cli.setErr(err);
         int status = cli.execute(args);
         out.flush();
         err.flush();
         return status;
+    }
+
+    private static CommandLine commandLine(Main main) {
+        CommandLine cli = new CommandLine(main);
+        cli.setParameterExceptionHandler(Main::usageError);
+        return cli;
+    }
+
+    /** One line naming the mistake and where to find help, instead of picocli's full usage text. */
+    private static int usageError(ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+        UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+        err.flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     @Override

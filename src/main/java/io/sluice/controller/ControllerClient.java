@@ -316,8 +316,9 @@ public interface ControllerClient extends AutoCloseable {
      * RPC {@code checkScale}.
      *
      * @param stream the stream
-     * @param epoch the epoch {@link #scale} returned
-     * @return true once the scale is complete, false while it is in progress
+     * @param epoch the epoch {@link #scale} returned (the epoch being scaled out of, not the new one)
+     * @return true once the scale is complete (the active epoch is past {@code epoch}), false while it is in progress
+     * @throws IllegalArgumentException if {@code epoch} is later than the stream's active epoch
      */
     boolean checkScale(ScopedStream stream, int epoch);
 

@@ -9,7 +9,9 @@ import io.sluice.stream.SegmentRange;
  *
  * @param started true if the scale started; false if its precondition failed (the segments to seal are not all
  *     active, or the new ranges do not cover exactly their key space)
- * @param epoch the epoch the scale creates (poll it with {@code checkScale}); meaningful only when started
+ * @param epoch the stream's active epoch when the scale was accepted, i.e. the epoch the scale moves the stream
+ *     <em>out of</em> (the new segments belong to the next one); pass it to {@code checkScale}, which reports the
+ *     scale done once the active epoch is past it. Meaningful only when started
  * @param newSegments the segments the scale creates; empty when not started
  */
 public record ScaleResult(boolean started, int epoch, List<SegmentRange> newSegments) {

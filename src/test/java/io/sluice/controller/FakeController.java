@@ -97,15 +97,16 @@ import io.sluice.controller.grpc.v1.UpdateSubscriberStatus;
  * A scripted controller: every RPC records its request (with the call's headers) and answers with the next
  * scripted reply for that RPC — a response message, a {@link Status} to fail with, or {@link #HANG} to never answer.
  * The last scripted reply of an RPC repeats. An RPC without a script fails with UNIMPLEMENTED. Thread-safe.
+ * Public so that tests of other packages (the command line's) can script a controller too.
  */
-final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBase implements AutoCloseable {
+public final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBase implements AutoCloseable {
     /** Never answer (the client's deadline must fire). */
-    static final Object HANG = new Object();
+    public static final Object HANG = new Object();
 
     private static final Context.Key<Metadata> HEADERS = Context.key("headers");
 
     /** One recorded call. */
-    record Call(String rpc, Message request, Metadata headers) {
+    public record Call(String rpc, Message request, Metadata headers) {
     }
 
     private final BlockingQueue<Call> calls = new LinkedBlockingQueue<>();
@@ -115,8 +116,12 @@ final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBa
     private Server server;
     private String name;
 
+    /** A fake that is not started yet. */
+    public FakeController() {
+    }
+
     /** Starts an in-process server for this fake. */
-    FakeController start() throws IOException {
+    public FakeController start() throws IOException {
         name = InProcessServerBuilder.generateName();
         server = InProcessServerBuilder.forName(name).directExecutor()
                 .addService(ServerInterceptors.intercept(this, captureHeaders())).build().start();
@@ -148,12 +153,12 @@ final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBa
     }
 
     /** @return a new channel to the in-process server */
-    ManagedChannel channel() {
+    public ManagedChannel channel() {
         return InProcessChannelBuilder.forName(name).directExecutor().build();
     }
 
     /** Scripts the replies of {@code rpc}, in order; the last one repeats. */
-    FakeController reply(String rpc, Object... replies) {
+    public FakeController reply(String rpc, Object... replies) {
         Deque<Object> script = new ArrayDeque<>();
         for (Object r : replies) {
             script.add(r);
@@ -165,7 +170,7 @@ final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBa
     /**
      * @return the next recorded call, which must be of {@code rpc}
      */
-    Call take(String rpc) throws InterruptedException {
+    public Call take(String rpc) throws InterruptedException {
         Call call = calls.poll(10, TimeUnit.SECONDS);
         assertThat(call).as("a call of " + rpc).isNotNull();
         assertThat(call.rpc()).isEqualTo(rpc);
@@ -174,12 +179,12 @@ final class FakeController extends ControllerServiceGrpc.ControllerServiceImplBa
 
     /** @return the request of the next recorded call, which must be of {@code rpc} */
     @SuppressWarnings("unchecked")
-    <T extends Message> T request(String rpc) throws InterruptedException {
+    public <T extends Message> T request(String rpc) throws InterruptedException {
         return (T) take(rpc).request();
     }
 
     /** @return the number of calls recorded and not yet taken */
-    int pendingCalls() {
+    public int pendingCalls() {
         return calls.size();
     }
 

@@ -1,0 +1,107 @@
+package io.sluice.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Function;
+
+import io.sluice.auth.BasicCredentials;
+import io.sluice.controller.ControllerClientConfig;
+import io.sluice.controller.ControllerUri;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+/**
+ * The options every controller command takes (a picocli mixin): where the controller is, credentials, TLS trust,
+ * the time limit, and the output format. Values given on the command line win over the environment
+ * ({@value #ENV_CONTROLLER}, {@value #ENV_USER}, {@value #ENV_PASSWORD}). Confined to the command's thread.
+ */
+final class ControllerOptions {
+    /** Environment variable with the default controller URI. */
+    static final String ENV_CONTROLLER = "SLUICE_CONTROLLER";
+    /** Environment variable with the user name for Basic authentication. */
+    static final String ENV_USER = "SLUICE_USER";
+    /** Environment variable with the password for Basic authentication. */
+    static final String ENV_PASSWORD = "SLUICE_PASSWORD";
+    /** The controller when neither {@code --controller} nor {@value #ENV_CONTROLLER} says otherwise. */
+    static final String DEFAULT_CONTROLLER = "tcp://127.0.0.1:9090";
+
+    @Option(names = "--controller", paramLabel = "URI", order = 100,
+            description = "the controller: tcp://HOST:PORT (several comma-separated), tls:// for TLS, pravega:// or "
+                    + "pravegas:// to discover the controllers; default: $" + ENV_CONTROLLER + ", else "
+                    + DEFAULT_CONTROLLER)
+    String controller;
+
+    @Option(names = "--user", paramLabel = "NAME", order = 101,
+            description = "user name for Basic authentication (default: $" + ENV_USER + "); needs a password")
+    String user;
+
+    @Option(names = "--password", paramLabel = "PASSWORD", order = 102,
+            description = "password for Basic authentication (default: $" + ENV_PASSWORD + ", which keeps it out of "
+                    + "the process list)")
+    String password;
+
+    @Option(names = "--trust-store", paramLabel = "PEM", order = 103,
+            description = "CA certificates (PEM) to trust for tls:// and pravegas:// (default: the JVM's trust store)")
+    Path trustStore;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s", order = 104,
+            converter = DurationConverter.class,
+            description = "give up after this long, retries included (e.g. 500ms, 30s, 2m; default: ${DEFAULT-VALUE})")
+    Duration timeout;
+
+    @Option(names = "--json", order = 105,
+            description = "print one JSON object on standard output instead of text, for failures too")
+    boolean json;
+
+    @Option(names = {"-v", "--verbose"}, order = 106, description = "print the stack trace of a failure")
+    boolean verbose;
+
+    /** Reads a {@code --timeout}-style duration. */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            return Formats.parseDuration(value);
+        }
+    }
+
+    /**
+     * Builds the controller client configuration these options describe.
+     *
+     * @param env the environment lookup (variable name → value or null)
+     * @return the configuration
+     * @throws IllegalArgumentException naming the option or variable that is wrong
+     */
+    ControllerClientConfig config(Function<String, String> env) {
+        String uriText = controller != null ? controller : env.apply(ENV_CONTROLLER);
+        String uriSource = controller != null ? "--controller" : "$" + ENV_CONTROLLER;
+        if (uriText == null || uriText.isBlank()) {
+            uriText = DEFAULT_CONTROLLER;
+            uriSource = "the default controller";
+        }
+        ControllerUri uri;
+        try {
+            uri = ControllerUri.parse(uriText);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(uriSource + ": " + e.getMessage(), e);
+        }
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("--timeout must be positive: " + timeout);
+        }
+        ControllerClientConfig.Builder b = ControllerClientConfig.builder(uri).trustStore(trustStore)
+                .operationTimeout(timeout)
+                .rpcTimeout(timeout.compareTo(ControllerClientConfig.DEFAULT_RPC_TIMEOUT) < 0 ? timeout
+                        : ControllerClientConfig.DEFAULT_RPC_TIMEOUT);
+        String name = user != null ? user : env.apply(ENV_USER);
+        String secret = password != null ? password : env.apply(ENV_PASSWORD);
+        if (name != null && !name.isEmpty()) {
+            if (secret == null) {
+                throw new IllegalArgumentException("user '" + name + "' needs a password: give --password or set $"
+                        + ENV_PASSWORD);
+            }
+            b.credentials(new BasicCredentials(name, secret));
+        } else if (password != null) {
+            throw new IllegalArgumentException("--password needs a user: give --user or set $" + ENV_USER);
+        }
+        return b.build();
+    }
+}
