@@ -303,6 +303,9 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         }
         try {
             flush();
+        } catch (SluiceException e) {
+            // failed writes already failed their handles; close still releases everything
+            LOG.warn("closing the writer of {}: some writes failed: {}", stream, e.getMessage());
         } finally {
             closed = true;
             List<SegmentWriter> all;

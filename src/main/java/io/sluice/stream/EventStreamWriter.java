@@ -70,7 +70,10 @@ public interface EventStreamWriter<T> extends AutoCloseable {
      */
     void noteTime(long timestamp);
 
-    /** Flushes, then releases the writer's connections and threads. */
+    /**
+     * Flushes, then releases the writer's connections and threads. Writes that failed are not reported again here
+     * (their handles and {@link #flush()} report them).
+     */
     @Override
     void close();
 }

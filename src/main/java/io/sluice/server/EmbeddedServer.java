@@ -1,0 +1,285 @@
+package io.sluice.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.HandlerRegistry;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import io.sluice.common.Endpoint;
+import io.sluice.common.Threads;
+import io.sluice.errors.AuthenticationException;
+import io.sluice.errors.AuthorizationException;
+import io.sluice.errors.TokenExpiredException;
+import io.sluice.server.controller.ControllerSettings;
+import io.sluice.server.controller.EmbeddedControllerService;
+import io.sluice.server.controller.PasswordFile;
+import io.sluice.wire.AuthTokenCheckFailed;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A single-node, Pravega-compatible server in this process: a segment store speaking Pravega's wire protocol and a
+ * controller speaking its gRPC API. Pravega clients (Sluice's and the official one) connect to
+ * {@link #controllerUri()}.
+ *
+ * <pre>{@code
+ * try (EmbeddedServer server = EmbeddedServer.builder().inMemory().build();
+ *      SluiceClient client = SluiceClient.connect(server.controllerUri())) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * Binds loopback by default; port 0 picks free ports. Thread-safe; {@link #close()} stops everything.
+ */
+public final class EmbeddedServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServer.class);
+
+    private final SegmentStore store;
+    private final SegmentStoreServer segmentStoreServer;
+    private final EmbeddedControllerService controller;
+    private final Server grpc;
+    private final ExecutorService grpcExecutor;
+    private final Endpoint controllerEndpoint;
+    private final AutoCloseable storage;
+
+    private EmbeddedServer(Builder b) throws IOException {
+        long started = System.nanoTime();
+        StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
+                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync);
+        this.store = opened.store();
+        this.storage = opened.storage();
+        DelegationTokens tokens = b.passwordFile == null ? null
+                : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME, java.time.Clock.systemUTC());
+        TokenVerifier verifier = tokens == null ? TokenVerifier.ACCEPT_ALL : verifierOf(tokens);
+        try {
+            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort), null, verifier);
+            DeferredRegistry registry = new DeferredRegistry();
+            this.grpcExecutor = Threads.perTaskExecutor("sluice-controller-");
+            this.grpc = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.controllerPort))
+                    .executor(grpcExecutor)
+                    .fallbackHandlerRegistry(registry)
+                    .build()
+                    .start();
+            this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
+            Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
+            EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store,
+                    ControllerSettings.defaults(ss, controllerEndpoint));
+            if (b.passwordFile != null) {
+                cb.auth(PasswordFile.load(b.passwordFile), tokens);
+            }
+            if (opened.controllerStore() != null) {
+                cb.store(opened.controllerStore());
+            }
+            this.controller = cb.build();
+            registry.service = controller.serviceDefinition();
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(opened.storage());
+            throw e;
+        }
+        LOG.info("Sluice server ready in {} ms: controller {}, segment store {}{}", (System.nanoTime() - started) / 1_000_000,
+                controllerUri(), segmentStoreServer.endpoint(), b.dataDir == null ? " (in memory)" : " (data in " + b.dataDir + ")");
+    }
+
+    private static TokenVerifier verifierOf(DelegationTokens tokens) {
+        return (token, segment, write) -> {
+            try {
+                tokens.check(token, segment, write ? AccessLevel.READ_UPDATE : AccessLevel.READ);
+                return null;
+            } catch (TokenExpiredException e) {
+                return AuthTokenCheckFailed.ErrorCode.TOKEN_EXPIRED;
+            } catch (AuthenticationException | AuthorizationException | IllegalArgumentException e) {
+                return AuthTokenCheckFailed.ErrorCode.TOKEN_CHECK_FAILED;
+            }
+        };
+    }
+
+    /** @return a builder: in memory, loopback, free ports */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the controller's URI, e.g. {@code tcp://127.0.0.1:9090} */
+    public String controllerUri() {
+        return "tcp://" + controllerEndpoint;
+    }
+
+    /** @return where the controller listens */
+    public Endpoint controllerEndpoint() {
+        return controllerEndpoint;
+    }
+
+    /** @return where the segment store listens */
+    public Endpoint segmentStoreEndpoint() {
+        return segmentStoreServer.endpoint();
+    }
+
+    /** @return the segment store's data (for tests and tools) */
+    public SegmentStore segmentStore() {
+        return store;
+    }
+
+    /** @return the segment store's listener (for tests: e.g. dropping client connections) */
+    public SegmentStoreServer segmentStoreServer() {
+        return segmentStoreServer;
+    }
+
+    /** @return the controller service (for tests) */
+    public EmbeddedControllerService controllerService() {
+        return controller;
+    }
+
+    /** Stops both listeners, waits for running work, and closes the storage. Idempotent. */
+    @Override
+    public void close() {
+        grpc.shutdownNow();
+        segmentStoreServer.close();
+        try {
+            grpc.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        controller.close();
+        grpcExecutor.shutdownNow();
+        closeQuietly(storage);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} failed", c, e);
+        }
+    }
+
+    /**
+     * Serves the controller service once it exists: the gRPC server must be listening (to learn its port) before the
+     * service, which announces that port, can be built. Until then calls fail as unimplemented.
+     */
+    private static final class DeferredRegistry extends HandlerRegistry {
+        volatile ServerServiceDefinition service;
+
+        @Override
+        public ServerMethodDefinition<?, ?> lookupMethod(String methodName, String authority) {
+            ServerServiceDefinition s = service;
+            return s == null ? null : s.getMethod(methodName);
+        }
+    }
+
+    /** What a segment store needs to run: the store, and the storage to close with it (null in memory). */
+    record StoreAndStorage(SegmentStore store, AutoCloseable storage, io.sluice.server.controller.ControllerStore controllerStore) {
+        StoreAndStorage(SegmentStore store, AutoCloseable storage) {
+            this(store, storage, null);
+        }
+    }
+
+    /** Configures an {@link EmbeddedServer}. Not thread-safe. */
+    public static final class Builder {
+        private Path dataDir;
+        private boolean fsync = true;
+        private String host = "127.0.0.1";
+        private int controllerPort;
+        private int segmentStorePort;
+        private int containers = 1;
+        private Path passwordFile;
+
+        private Builder() {
+        }
+
+        /** @return this, keeping everything in memory (the default): nothing survives the process */
+        public Builder inMemory() {
+            this.dataDir = null;
+            return this;
+        }
+
+        /** @return this, keeping data durably under {@code dir} (created if missing) */
+        public Builder dataDir(Path dir) {
+            this.dataDir = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
+        /**
+         * @param on true (default): every acknowledged append was fsynced first; false: acknowledged once written to
+         *     the OS, which survives a crash of the server process but not of the machine
+         * @return this
+         */
+        public Builder fsync(boolean on) {
+            this.fsync = on;
+            return this;
+        }
+
+        /** @return this, listening on {@code address} (default 127.0.0.1) */
+        public Builder host(String address) {
+            this.host = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        /** @return this, with the controller on {@code port} (0: a free port, the default) */
+        public Builder controllerPort(int port) {
+            this.controllerPort = checkPort(port);
+            return this;
+        }
+
+        /** @return this, with the segment store on {@code port} (0: a free port, the default) */
+        public Builder segmentStorePort(int port) {
+            this.segmentStorePort = checkPort(port);
+            return this;
+        }
+
+        /** @return this, spreading segments over {@code n} containers (each with its own write log) */
+        public Builder containers(int n) {
+            if (n < 1 || n > 64) {
+                throw new IllegalArgumentException("containers must be in 1..64: " + n);
+            }
+            this.containers = n;
+            return this;
+        }
+
+        /**
+         * Turns authentication on: controller calls need Basic credentials from {@code file} (see
+         * {@link PasswordFile}), segment-store commands need the controller's delegation tokens.
+         *
+         * @return this
+         */
+        public Builder passwordFile(Path file) {
+            this.passwordFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        private static int checkPort(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be in 0..65535: " + port);
+            }
+            return port;
+        }
+
+        /**
+         * Starts the server: recovers the data directory if there is one, binds both ports and returns once clients
+         * can connect.
+         *
+         * @throws UncheckedIOException if a port cannot be bound or the data directory cannot be used
+         */
+        public EmbeddedServer build() {
+            try {
+                return new EmbeddedServer(this);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the Sluice server: " + e.getMessage(), e);
+            }
+        }
+
+        /** @return the same as {@link #build()} */
+        public EmbeddedServer start() {
+            return build();
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package io.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.common.Deadline;
+import io.sluice.common.KeyHash;
+import io.sluice.connection.RawClient;
+import io.sluice.controller.ControllerClient;
+import io.sluice.errors.SegmentSealedException;
+import io.sluice.server.EmbeddedServer;
+import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.KeyRange;
+import io.sluice.stream.ScalingPolicy;
+import io.sluice.stream.ScopedStream;
+import io.sluice.stream.Segment;
+import io.sluice.stream.SegmentRange;
+import io.sluice.stream.Serializers;
+import io.sluice.stream.StreamConfiguration;
+import io.sluice.stream.WriteHandle;
+import io.sluice.wire.EventFrames;
+import io.sluice.wire.ReadSegment;
+import io.sluice.wire.SegmentRead;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The event writer against the embedded server: routing, ordering per key, flush, scaling. */
+@Timeout(90)
+class EventStreamWriterTest {
+    private static final ScopedStream STREAM = ScopedStream.of("shop", "orders");
+
+    private EmbeddedServer server;
+    private SluiceClient client;
+    private ControllerClient controller;
+
+    @BeforeEach
+    void start() {
+        server = EmbeddedServer.builder().inMemory().build();
+        client = SluiceClient.connect(server.controllerUri());
+        controller = client.controller();
+        controller.createScope(STREAM.scope());
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.close();
+    }
+
+    private void createStream(int segments) {
+        controller.createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(segments)).build());
+    }
+
+    /** Every event of every segment of the stream (all epochs), in segment order, as text. */
+    private Map<Segment, List<String>> contents() {
+        Map<Segment, List<String>> out = new TreeMap<>();
+        RawClient raw = new RawClient(client.pool());
+        for (String name : server.segmentStore().segmentNames()) {
+            if (!name.startsWith(STREAM.scopedName() + "/")) {
+                continue;
+            }
+            Segment segment = Segment.parse(name);
+            List<String> events = new ArrayList<>();
+            long offset = 0;
+            long length = server.segmentStore().segmentInfo(name).orElseThrow().length();
+            while (offset < length) {
+                long at = offset;
+                SegmentRead r = raw.call(server.segmentStoreEndpoint(), id -> new ReadSegment(name, at, 1 << 20, "", id),
+                        SegmentRead.class, Deadline.after(Duration.ofSeconds(20)));
+                offset += EventFrames.forEach(r.data(), e -> events.add(StandardCharsets.UTF_8.decode(e).toString()));
+            }
+            out.put(segment, events);
+        }
+        return out;
+    }
+
+    @Test
+    void eventsGoWhereTheirKeyHashesAndKeepPerKeyOrder() {
+        createStream(4);
+        List<SegmentRange> ranges = controller.currentSegments(STREAM).ranges();
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            for (int i = 0; i < 4000; i++) {
+                writer.write("key-" + (i % 40), "key-" + (i % 40) + ":" + i);
+            }
+            writer.flush();
+        }
+        Map<Segment, List<String>> contents = contents();
+        assertThat(contents.values().stream().mapToInt(List::size).sum()).isEqualTo(4000);
+        for (Map.Entry<Segment, List<String>> e : contents.entrySet()) {
+            SegmentRange range = ranges.stream().filter(r -> r.segment().equals(e.getKey())).findFirst().orElseThrow();
+            Map<String, Integer> last = new HashMap<>();
+            for (String event : e.getValue()) {
+                String key = event.substring(0, event.indexOf(':'));
+                int n = Integer.parseInt(event.substring(event.indexOf(':') + 1));
+                assertThat(range.contains(KeyHash.routingKey(key))).as("%s in %s", key, range).isTrue();
+                assertThat(n).as("order of %s", key).isGreaterThan(last.getOrDefault(key, -1));
+                last.put(key, n);
+            }
+        }
+    }
+
+    @Test
+    void writeAndWaitIsDurableOnReturn() {
+        createStream(1);
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            writer.writeAndWait("k", "now");
+            assertThat(contents().values().iterator().next()).containsExactly("now");
+            WriteHandle h = writer.write("k", "later");
+            h.await(Duration.ofSeconds(20));
+            assertThat(h.isDone()).isTrue();
+        }
+    }
+
+    @Test
+    void atomicBatchesAreContiguous() {
+        createStream(2);
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            writer.writeAll("batch", List.of("a", "b", "c")).await();
+        }
+        List<String> all = contents().values().stream().flatMap(List::stream).toList();
+        assertThat(all).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void tooLargeEventsAreRejectedClearly() {
+        createStream(1);
+        try (EventStreamWriter<ByteBuffer> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.byteBuffer())) {
+            assertThatThrownBy(() -> writer.write(ByteBuffer.allocate(8 * 1024 * 1024 + 1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the maximum event size");
+        }
+    }
+
+    @Test
+    void perKeyOrderHoldsAcrossAScaleUpAndDownWhileWriting() throws Exception {
+        createStream(2);
+        int keys = 32;
+        int perKey = 600;
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8());
+             ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<?> producing = exec.submit(() -> {
+                for (int i = 0; i < perKey; i++) {
+                    for (int k = 0; k < keys; k++) {
+                        writer.write("k" + k, "k" + k + ":" + i);
+                    }
+                }
+            });
+            // split segment 0 into two, then merge everything back into one, while events flow
+            List<SegmentRange> current = controller.currentSegments(STREAM).ranges();
+            SegmentRange first = current.get(0);
+            double mid = (first.low() + first.high()) / 2;
+            controller.scale(STREAM, List.of(first.segment()), List.of(new KeyRange(first.low(), mid), new KeyRange(mid, first.high())));
+            List<SegmentRange> afterSplit = controller.currentSegments(STREAM).ranges();
+            controller.scale(STREAM, afterSplit.stream().map(SegmentRange::segment).toList(), List.of(new KeyRange(0, 1)));
+            producing.get(60, TimeUnit.SECONDS);
+            writer.flush();
+        }
+        // per key, the events of all segments, read in the order a reader would (predecessors before successors)
+        Map<Segment, List<String>> contents = contents();
+        Map<String, List<Integer>> byKey = new HashMap<>();
+        List<Segment> order = new ArrayList<>(contents.keySet());
+        order.sort((a, b) -> a.epoch() != b.epoch() ? Integer.compare(a.epoch(), b.epoch()) : a.compareTo(b));
+        for (Segment s : order) {
+            for (String event : contents.get(s)) {
+                String key = event.substring(0, event.indexOf(':'));
+                byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(Integer.parseInt(event.substring(event.indexOf(':') + 1)));
+            }
+        }
+        assertThat(byKey).hasSize(keys);
+        for (Map.Entry<String, List<Integer>> e : byKey.entrySet()) {
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < perKey; i++) {
+                expected.add(i);
+            }
+            assertThat(e.getValue()).as("events of %s: all once, in order", e.getKey()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void sealedStreamRefusesWrites() {
+        createStream(1);
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            writer.writeAndWait("k", "before");
+            controller.sealStream(STREAM);
+            assertThatThrownBy(() -> writer.writeAndWait("k", "after")).isInstanceOf(SegmentSealedException.class)
+                    .hasMessageContaining("sealed");
+        }
+    }
+}
