@@ -93,6 +93,11 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     /** How long close waits for a concurrent readNextEvent and for the membership thread. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(60);
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * A consumer that keeps finding events without ever waiting yields its carrier thread this often, so that virtual
+     * threads that share the carrier (heartbeats, prefetchers) still run on a saturated machine.
+     */
+    private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private static final int WORKING = 0;
     private static final int WAITING = 1;
@@ -135,6 +140,10 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     /** A checkpoint handed out to the application; reported as passed at the next call. */
     private String passedCheckpoint;
     private boolean endOfData;
+    /** {@link #endOfData} was handed out once: later calls wait for their timeout (or a reset) before repeating it. */
+    private boolean endOfDataReported;
+    /** When the consumer last waited (or yielded). */
+    private long lastWaitNanos = System.nanoTime();
 
     // ---- shared with the membership thread
     private volatile long incarnation;
@@ -230,15 +239,23 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                     return checkpoint;
                 }
             }
-            if (endOfData) {
+            if (endOfData && !endOfDataReported) {
+                endOfDataReported = true;
                 return new EventRead<>(null, tracker.position(), null, null, true);
             }
-            OwnedSegment o;
-            try {
-                o = ready.poll(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StreamingInterruptedException("interrupted while reader " + readerId + " waited for events", e);
+            OwnedSegment o = ready.poll();
+            if (o == null) {
+                try {
+                    o = ready.poll(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StreamingInterruptedException("interrupted while reader " + readerId
+                            + " waited for events", e);
+                }
+                lastWaitNanos = System.nanoTime();
+            } else if (System.nanoTime() - lastWaitNanos > YIELD_NANOS) {
+                Thread.yield();
+                lastWaitNanos = System.nanoTime();
             }
             if (o == null) {
                 break;
@@ -273,7 +290,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 completeSegment(o);
             }
         }
-        return new EventRead<>(null, tracker.position(), null, null, false);
+        return new EventRead<>(null, tracker.position(), null, null, endOfData);
     }
 
     /**
@@ -327,6 +344,9 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             s = acquire();
         }
         endOfData = owned.isEmpty() && s.generation() == generation && s.isEndOfData();
+        if (!endOfData) {
+            endOfDataReported = false;
+        }
         return null;
     }
 

@@ -26,8 +26,8 @@ public interface EventStreamReader<T> extends AutoCloseable {
      *
      * <p>Without an event, the result says why: the reader reached a checkpoint ({@link EventRead#isCheckpoint()}:
      * it has handed out every event before it; it reports the checkpoint as passed on the next call), the group has
-     * read everything up to its end ({@link EventRead#readCompleted()}: returned at once from then on), or the
-     * timeout passed.
+     * read everything up to its end ({@link EventRead#readCompleted()}: returned at once the first time; later calls
+     * return it again when the timeout passes, unless the group was reset meanwhile), or the timeout passed.
      *
      * @param timeout how long to wait for an event; zero polls
      * @return the event with its position and pointer, or an {@link EventRead} without an event

@@ -138,8 +138,30 @@ class EventStreamReaderTest {
         }
     }
 
+    /** Waits until each reader of the group owns an equal share of {@code segments} (they must be reading). */
+    private static void awaitBalanced(ReaderGroup group, int readers, int segments) {
+        awaitCondition("an even assignment", () -> {
+            Map<String, Set<Segment>> assignments = group.segmentAssignments();
+            return assignments.size() == readers
+                    && assignments.values().stream().allMatch(s -> s.size() == segments / readers);
+        });
+    }
+
     /** Every event of {@code keys} × [0, perKey) exactly once, and each key's events in order. */
     private static void assertExactlyOnceInOrder(Collection<String> read, int keys, int perKey) {
+        Map<String, Integer> times = new HashMap<>();
+        read.forEach(e -> times.merge(e, 1, Integer::sum));
+        List<String> missing = new ArrayList<>();
+        for (int k = 0; k < keys; k++) {
+            for (int i = 0; i < perKey; i++) {
+                if (!times.containsKey("k" + k + ":" + i)) {
+                    missing.add("k" + k + ":" + i);
+                }
+            }
+        }
+        List<String> twice = times.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+        assertThat(missing).as("events never read (of %s read)", read.size()).isEmpty();
+        assertThat(twice).as("events read more than once").isEmpty();
         assertThat(read).hasSize(keys * perKey);
         assertThat(new HashSet<>(read)).hasSize(keys * perKey);
         Map<String, Integer> last = new HashMap<>();
@@ -184,8 +206,6 @@ class EventStreamReaderTest {
     @Test
     void threeReadersShareSixSegmentsAndReadEverythingOnce() throws Exception {
         createStream(6);
-        write(60, 0, 100);
-        controller.sealStream(STREAM);
         try (ReaderGroup group = groups.createReaderGroup("g", fastGroup().build())) {
             Queue<String> read = new ConcurrentLinkedQueue<>();
             List<EventStreamReader<String>> readers = List.of(reader("g", "a"), reader("g", "b"), reader("g", "c"));
@@ -194,6 +214,9 @@ class EventStreamReaderTest {
             for (EventStreamReader<String> r : readers) {
                 counts.add(threads.submit(() -> drain(r, read)));
             }
+            awaitBalanced(group, 3, 6);
+            write(60, 0, 100);
+            controller.sealStream(STREAM);
             for (Future<Integer> c : counts) {
                 assertThat(get(c)).as("every reader got a share").isPositive();
             }
@@ -208,8 +231,6 @@ class EventStreamReaderTest {
     @Test
     void aReaderThatClosesMidStreamHandsItsSegmentsOverExactlyWhereItStood() throws Exception {
         createStream(6);
-        write(60, 0, 100);
-        controller.sealStream(STREAM);
         try (ReaderGroup group = groups.createReaderGroup("g", fastGroup().build())) {
             Queue<String> read = new ConcurrentLinkedQueue<>();
             EventStreamReader<String> a = reader("g", "a");
@@ -229,6 +250,9 @@ class EventStreamReaderTest {
             });
             Future<Integer> ra = threads.submit(() -> drain(a, read));
             Future<Integer> rb = threads.submit(() -> drain(b, read));
+            awaitBalanced(group, 3, 6);
+            write(60, 0, 100);
+            controller.sealStream(STREAM);
             assertThat(get(leaving)).isEqualTo(300);
             get(ra);
             get(rb);
@@ -250,7 +274,6 @@ class EventStreamReaderTest {
             EventStreamReader<String> b = client.newReader(STREAM.scope(), "g", "b", Serializers.utf8(), ack);
             EventStreamReaderImpl<String> crasher = (EventStreamReaderImpl<String>) other.newReader(STREAM.scope(),
                     "g", "crasher", Serializers.utf8(), ack);
-            write(30, 0, 20);   // phase 1: 600 events
             Queue<String> read = new ConcurrentLinkedQueue<>();
             Queue<String> crasherAfterCheckpoint = new ConcurrentLinkedQueue<>();
             Future<?> crashing = threads.submit(() -> {
@@ -271,6 +294,8 @@ class EventStreamReaderTest {
             });
             Future<Integer> ra = threads.submit(() -> drain(a, read));
             Future<Integer> rb = threads.submit(() -> drain(b, read));
+            awaitBalanced(group, 3, 6);
+            write(30, 0, 20);   // phase 1: 600 events
             awaitCondition("phase 1 read", () -> read.size() >= 600);
             Checkpoint c1 = group.initiateCheckpoint("c1", Duration.ofSeconds(30));
             assertThat(c1.positions()).containsKey(STREAM);
@@ -540,8 +565,6 @@ class EventStreamReaderTest {
     @Test
     void readersOfTwoClientsShareTheGroup() throws Exception {
         createStream(6);
-        write(60, 0, 50);
-        controller.sealStream(STREAM);
         try (ReaderGroup group = groups.createReaderGroup("g", fastGroup().build());
              SluiceClient second = SluiceClient.connect(server.controllerUri())) {
             Queue<String> read = new ConcurrentLinkedQueue<>();
@@ -554,6 +577,9 @@ class EventStreamReaderTest {
             Future<Integer> ra = threads.submit(() -> drain(a, read));
             Future<Integer> rb = threads.submit(() -> drain(b, read));
             Future<Integer> rc = threads.submit(() -> drain(c, read));
+            awaitBalanced(group, 3, 6);
+            write(60, 0, 50);
+            controller.sealStream(STREAM);
             assertThat(get(ra)).isPositive();
             assertThat(get(rb)).isPositive();
             assertThat(get(rc)).isPositive();
