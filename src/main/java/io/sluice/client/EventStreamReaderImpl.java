@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -575,6 +576,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
 
     private void membershipLoop() {
         Map<String, Seen> seen = new HashMap<>();
+        Map<OwnedSegment, Long> reported = new IdentityHashMap<>();
         long nextHeartbeat = System.nanoTime();
         long compactedAt = state.revision();
         while (true) {
@@ -597,7 +599,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 }
                 ReaderGroupState s = state.fetch();
                 if (System.nanoTime() - nextHeartbeat >= 0) {
-                    s = heartbeat();
+                    s = heartbeat(reported);
                     nextHeartbeat = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(heartbeatMillis);
                 }
                 s = removeDeadReaders(s, seen);
@@ -638,16 +640,30 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         }
     }
 
-    private ReaderGroupState heartbeat() {
+    /**
+     * Sends a heartbeat with the offsets that moved since the last one (an idle segment costs nothing), or none.
+     *
+     * @param reported what earlier heartbeats reported, by owned-segment instance (a segment acquired again is a new
+     *     instance, so it is always reported once)
+     */
+    private ReaderGroupState heartbeat(Map<OwnedSegment, Long> reported) {
         long inc = incarnation;
-        return state.update(s -> {
-            if (s.reader(readerId, inc).isEmpty()) {
-                return List.of();
+        Map<Segment, OwnedSegment> view = ownedView;
+        Map<OwnedSegment, Long> now = new IdentityHashMap<>();
+        TreeMap<Segment, Long> moved = new TreeMap<>();
+        view.forEach((segment, o) -> {
+            long position = o.reader.position();
+            now.put(o, position);
+            Long before = reported.get(o);
+            if (before == null || before != position) {
+                moved.put(segment, position);
             }
-            TreeMap<Segment, Long> offsets = new TreeMap<>();
-            ownedView.forEach((segment, o) -> offsets.put(segment, o.reader.position()));
-            return List.of(new GroupUpdate.Heartbeat(readerId, inc, System.currentTimeMillis(), offsets));
         });
+        ReaderGroupState after = state.update(s -> s.reader(readerId, inc).isEmpty() ? List.of()
+                : List.of(new GroupUpdate.Heartbeat(readerId, inc, System.currentTimeMillis(), moved)));
+        reported.clear();
+        reported.putAll(now);
+        return after;
     }
 
     /** A reader's heartbeat as last seen, and when it last changed on this process's clock. */
