@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The caller keeps its state and the log consistent: a message is applied to the state and appended together,
- * and {@code incrementWriteLogVersion} is called while no append is in flight, with the snapshot state captured at
- * that moment (everything appended before the increment is in the snapshot, nothing after it).
+ * and the snapshot state is captured at the {@code incrementWriteLogVersion} call (every message appended before the
+ * increment is in the snapshot, none after it). This class guarantees the log side: an append that returned before
+ * the increment began is in the previous log, one that started after it is in the next.
  *
  * <p>Thread-safety: the instance's bookkeeping is guarded by a lock (never held during I/O), so
  * {@code append}/{@code appendAsync} may be called from many threads at once and alongside a snapshot being written;
@@ -67,6 +69,12 @@ public final class ServerlessStorage {
     private final String name;
 
     private final ReentrantLock stateLock = new ReentrantLock();
+    /**
+     * Appends hold the read side from their state check until their message is enqueued (enqueueing does no I/O);
+     * incrementWriteLogVersion and unlock take the write side. So an append that returned before the increment began
+     * is in the previous log, and none can slip into a log that a snapshot is about to delete.
+     */
+    private final ReentrantReadWriteLock appendGate = new ReentrantReadWriteLock();
     /** @GuardedBy("stateLock") */
     private Phase phase = Phase.NEW;
     /** @GuardedBy("stateLock"): the snapshot the state is based on (loaded, or written by this instance); -1 for none. */
@@ -316,35 +324,45 @@ public final class ServerlessStorage {
      */
     public CompletableFuture<Void> appendAsync(byte[] msg) {
         Objects.requireNonNull(msg, "msg");
-        long version;
-        stateLock.lock();
+        appendGate.readLock().lock();
         try {
-            requireReady("append");
-            writing = true;
-            version = writeVersion;
+            long version;
+            stateLock.lock();
+            try {
+                requireReady("append");
+                writing = true;
+                version = writeVersion;
+            } finally {
+                stateLock.unlock();
+            }
+            return writeLog.appendMessageAsync(bucket, key, version, msg);
         } finally {
-            stateLock.unlock();
+            appendGate.readLock().unlock();
         }
-        return writeLog.appendMessageAsync(bucket, key, version, msg);
     }
 
     /**
      * Starts the next write log: appends after this call go to it, and the next snapshot is stored at the version
-     * before it. Call it with no append in flight and capture the state to snapshot at the same moment. Does no
-     * I/O.
+     * before it. Appends that returned before this call began are in the previous log; concurrent {@code appendAsync}
+     * calls finish enqueueing first. Capture the state to snapshot at the same moment. Does no I/O.
      *
      * @return the new write-log version
      * @throws IllegalStateException unless locked and loaded after the lock
      */
     public long incrementWriteLogVersion() {
-        stateLock.lock();
+        appendGate.writeLock().lock();
         try {
-            requireReady("incrementWriteLogVersion");
-            writing = true;
-            writeVersion++;
-            return writeVersion;
+            stateLock.lock();
+            try {
+                requireReady("incrementWriteLogVersion");
+                writing = true;
+                writeVersion++;
+                return writeVersion;
+            } finally {
+                stateLock.unlock();
+            }
         } finally {
-            stateLock.unlock();
+            appendGate.writeLock().unlock();
         }
     }
 
@@ -414,19 +432,24 @@ public final class ServerlessStorage {
      * @throws IllegalStateException unless locked, or while a snapshot is being written
      */
     public void unlock() {
-        stateLock.lock();
+        appendGate.writeLock().lock();
         try {
-            switch (phase) {
-                case NEW, LOADED -> throw misuse("unlock requires lock() first");
-                case CLOSED -> throw closed("unlock");
-                case LOCKED -> { }
+            stateLock.lock();
+            try {
+                switch (phase) {
+                    case NEW, LOADED -> throw misuse("unlock requires lock() first");
+                    case CLOSED -> throw closed("unlock");
+                    case LOCKED -> { }
+                }
+                if (snapshotInProgress) {
+                    throw misuse("unlock while a snapshot is being written: wait for snapshot() to return");
+                }
+                phase = Phase.CLOSED;
+            } finally {
+                stateLock.unlock();
             }
-            if (snapshotInProgress) {
-                throw misuse("unlock while a snapshot is being written: wait for snapshot() to return");
-            }
-            phase = Phase.CLOSED;
         } finally {
-            stateLock.unlock();
+            appendGate.writeLock().unlock();
         }
         writeLog.unlock(bucket, key);
         LOG.debug("{}: unlocked", name);

@@ -26,8 +26,8 @@ public interface Storage extends AutoCloseable {
     }
 
     /**
-     * Releases every lock this storage holds (after pending appends are written) and closes its files.
-     * Idempotent.
+     * Releases every lock this storage holds (after pending appends are written) and closes its files; in memory
+     * there is nothing to release. Idempotent.
      */
     @Override
     void close();

@@ -11,13 +11,21 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
+import io.sluice.common.Threads;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -204,6 +212,70 @@ abstract class StorageContractTest {
         assertThat(storage.snapshots().list(BUCKET, KEY)).containsExactly(0L);
         assertThat(storage.writeLog().list(BUCKET, KEY)).containsExactly(1L);
         again.unlock();
+    }
+
+    @Test
+    void snapshotsTakenWhileAppendersRunLoseNothing() throws Exception {
+        ServerlessStorage r = loadedAndLocked();
+        // the caller's side of the contract: applying + appending is atomic with incrementing + capturing the state
+        ReentrantReadWriteLock callerLock = new ReentrantReadWriteLock();
+        Set<String> state = ConcurrentHashMap.newKeySet();
+        Set<String> acked = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Future<?>> appenders = new ArrayList<>();
+        try (ExecutorService pool = Threads.perTaskExecutor("test-racing-appender-")) {
+            for (int t = 0; t < 6; t++) {
+                int thread = t;
+                appenders.add(pool.submit(() -> {
+                    for (int i = 0; i < 300 && !stop.get(); i++) {
+                        String msg = thread + ":" + i;
+                        CompletableFuture<Void> done;
+                        callerLock.readLock().lock();
+                        try {
+                            state.add(msg);
+                            done = r.appendAsync(utf8(msg));
+                        } finally {
+                            callerLock.readLock().unlock();
+                        }
+                        done.join();
+                        acked.add(msg);
+                    }
+                    return null;
+                }));
+            }
+            for (int round = 0; round < 20; round++) {
+                long old;
+                byte[] captured;
+                callerLock.writeLock().lock();
+                try {
+                    old = r.writeLogVersion();
+                    r.incrementWriteLogVersion();
+                    captured = utf8(String.join("\n", state));
+                } finally {
+                    callerLock.writeLock().unlock();
+                }
+                r.snapshot(new ByteArrayInputStream(captured));
+                assertThat(storage.writeLog().list(BUCKET, KEY)).as("round %d", round).doesNotContain(old);
+            }
+            stop.set(true);
+            for (Future<?> f : appenders) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        }
+        assertThat(storage.writeLog().list(BUCKET, KEY)).allMatch(v -> v == r.writeLogVersion());
+        r.unlock();
+
+        ServerlessStorage next = storage.resource(BUCKET, KEY);
+        Set<String> restored = new HashSet<>();
+        next.loadLatestSnapshot().ifPresent(in -> {
+            try (in) {
+                new String(in.readAllBytes(), UTF_8).lines().forEach(restored::add);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        restored.addAll(strings(drain(next.loadWriteLog())));
+        assertThat(restored).isEqualTo(acked);
     }
 
     // ---- misuse ----
