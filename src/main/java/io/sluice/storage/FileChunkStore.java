@@ -202,11 +202,11 @@ final class FileChunkStore implements ChunkStore {
         final long id;
         final Path dir;
         final ReentrantLock lock = new ReentrantLock();
-        /** @GuardedBy("lock"): the chunk being filled, -1 before the first write of this process. */
+        /** Guarded by {@code lock}: the chunk being filled, -1 before the first write of this process. */
         long currentChunk = -1;
-        /** @GuardedBy("lock"): bytes reserved in the current chunk. */
+        /** Guarded by {@code lock}: bytes reserved in the current chunk. */
         long currentSize;
-        /** @GuardedBy("lock") */
+        /** Guarded by {@code lock}. */
         long nextChunk;
         final ConcurrentHashMap<Long, CompletableFuture<FileChannel>> channels = new ConcurrentHashMap<>();
 

@@ -419,15 +419,15 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         final ResourceId id;
         final Path dir;
         final ReentrantLock lock = new ReentrantLock();
-        /** @GuardedBy("lock"): true from a successful lock() until unlock() begins. */
+        /** Guarded by {@code lock}: true from a successful lock() until unlock() begins. */
         boolean locked;
-        /** @GuardedBy("lock"): logs open for appending, by version. */
+        /** Guarded by {@code lock}: logs open for appending, by version. */
         final Map<Long, OpenLog> logs = new HashMap<>();
-        /** @GuardedBy("lock") */
+        /** Guarded by {@code lock}. */
         Path lockFile;
-        /** @GuardedBy("lock") */
+        /** Guarded by {@code lock}. */
         FileChannel lockChannel;
-        /** @GuardedBy("lock") */
+        /** Guarded by {@code lock}. */
         FileLock fileLock;
 
         Held(ResourceId id, Path dir) {

@@ -12,9 +12,9 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class MemoryChunkStore implements ChunkStore {
     private final ReentrantLock lock = new ReentrantLock();
-    /** @GuardedBy("lock"): owner to chunk number to bytes. */
+    /** Guarded by {@code lock}: owner to chunk number to bytes. */
     private final Map<Long, Map<Long, byte[]>> owners = new HashMap<>();
-    /** @GuardedBy("lock") */
+    /** Guarded by {@code lock}. */
     private final Map<Long, Long> nextChunk = new HashMap<>();
 
     @Override

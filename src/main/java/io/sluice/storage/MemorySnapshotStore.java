@@ -17,7 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class MemorySnapshotStore implements SnapshotService {
     private final ReentrantLock lock = new ReentrantLock();
-    /** @GuardedBy("lock") */
+    /** Guarded by {@code lock}. */
     private final Map<ResourceId, TreeMap<Long, byte[]>> snapshots = new HashMap<>();
 
     @Override

@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class MemoryWriteLog implements WriteLogService {
     private final ReentrantLock lock = new ReentrantLock();
-    /** @GuardedBy("lock") */
+    /** Guarded by {@code lock}. */
     private final Map<ResourceId, Resource> resources = new HashMap<>();
 
     @Override

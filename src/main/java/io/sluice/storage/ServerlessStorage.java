@@ -75,23 +75,23 @@ public final class ServerlessStorage {
      * is in the previous log, and none can slip into a log that a snapshot is about to delete.
      */
     private final ReentrantReadWriteLock appendGate = new ReentrantReadWriteLock();
-    /** @GuardedBy("stateLock") */
+    /** Guarded by {@code stateLock}. */
     private Phase phase = Phase.NEW;
-    /** @GuardedBy("stateLock"): the snapshot the state is based on (loaded, or written by this instance); -1 for none. */
+    /** Guarded by {@code stateLock}: the snapshot the state is based on (loaded, or written by this instance); -1 for none. */
     private long snapshotVersion = -1;
-    /** @GuardedBy("stateLock"): loadWriteLog has returned everything before (cursorVersion, cursorPosition). */
+    /** Guarded by {@code stateLock}: loadWriteLog has returned everything before (cursorVersion, cursorPosition). */
     private long cursorVersion;
-    /** @GuardedBy("stateLock"): a byte offset in log cursorVersion; 0 for its start. */
+    /** Guarded by {@code stateLock}: a byte offset in log cursorVersion; 0 for its start. */
     private long cursorPosition;
-    /** @GuardedBy("stateLock") */
+    /** Guarded by {@code stateLock}. */
     private boolean logLoadedSinceLock;
-    /** @GuardedBy("stateLock"): this instance has appended, incremented or snapshotted. */
+    /** Guarded by {@code stateLock}: this instance has appended, incremented or snapshotted. */
     private boolean writing;
-    /** @GuardedBy("stateLock"): the log version appends go to; -1 until loadWriteLog after lock. */
+    /** Guarded by {@code stateLock}: the log version appends go to; -1 until loadWriteLog after lock. */
     private long writeVersion = -1;
-    /** @GuardedBy("stateLock") */
+    /** Guarded by {@code stateLock}. */
     private boolean lockInProgress;
-    /** @GuardedBy("stateLock") */
+    /** Guarded by {@code stateLock}. */
     private boolean snapshotInProgress;
 
     /**
