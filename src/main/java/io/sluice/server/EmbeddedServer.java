@@ -53,7 +53,7 @@ public final class EmbeddedServer implements AutoCloseable {
     private EmbeddedServer(Builder b) throws IOException {
         long started = System.nanoTime();
         StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
-                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync);
+                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes);
         this.store = opened.store();
         this.storage = opened.storage();
         DelegationTokens tokens = b.passwordFile == null ? null
@@ -192,6 +192,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private int segmentStorePort;
         private int containers = 1;
         private Path passwordFile;
+        private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
 
         private Builder() {
         }
@@ -215,6 +216,19 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder fsync(boolean on) {
             this.fsync = on;
+            return this;
+        }
+
+        /**
+         * @param bytes write-log bytes after which a container snapshots its state (default 64 MiB): smaller means
+         *     faster restarts, larger means less snapshot work
+         * @return this
+         */
+        public Builder snapshotAfterBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("snapshotAfterBytes must be positive: " + bytes);
+            }
+            this.snapshotAfterBytes = bytes;
             return this;
         }
 
