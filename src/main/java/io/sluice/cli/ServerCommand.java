@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code sluice server}: runs the embedded Pravega-compatible server until Ctrl-C. */
-@Command(name = "server", mixinStandardHelpOptions = true,
+@Command(name = "server", mixinStandardHelpOptions = true, subcommands = ServerCommand.PasswordEntry.class,
         description = {
             "Runs a single-node, Pravega-compatible server: a segment store (Pravega's wire protocol) and a controller",
             "(Pravega's gRPC API). Pravega clients — Sluice's and the official Java client — connect to the controller.",
@@ -64,6 +64,12 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--ready-file", paramLabel = "FILE", description = "once ready, write the controller URI to FILE (for scripts)")
     private Path readyFile;
 
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "serve TLS on both ports with this certificate chain (needs --tls-key)")
+    private Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the certificate's unencrypted PKCS#8 private key (BEGIN PRIVATE KEY)")
+    private Path tlsKey;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
@@ -74,6 +80,12 @@ final class ServerCommand implements Callable<Integer> {
         }
         if (passwordFile != null) {
             b.passwordFile(passwordFile);
+        }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together");
+        }
+        if (tlsCert != null) {
+            b.tls(new io.sluice.server.ServerTls(tlsCert, tlsKey));
         }
         long started = System.nanoTime();
         EmbeddedServer server = b.build();
@@ -97,5 +109,32 @@ final class ServerCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /** {@code sluice server password-entry USER --acl ACL}: prints a password-file line. */
+    @Command(name = "password-entry", mixinStandardHelpOptions = true,
+            description = {"Prints a line for the --auth password file: user:pbkdf2-sha256$iterations$salt$hash:acl.",
+                "The password is read from standard input (one line). ACL: pattern=LEVEL;... with LEVEL READ or",
+                "READ_UPDATE and patterns like * or scope/* or scope/stream, e.g. *=READ;orders/*=READ_UPDATE."})
+    static final class PasswordEntry implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @picocli.CommandLine.Parameters(paramLabel = "USER", description = "the user name")
+        private String user;
+
+        @Option(names = "--acl", required = true, description = "what the user may do")
+        private String acl;
+
+        @Override
+        public Integer call() throws IOException {
+            String password = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            if (password == null || password.isEmpty()) {
+                spec.commandLine().getErr().println("sluice server password-entry: no password on standard input");
+                return 1;
+            }
+            spec.commandLine().getOut().println(io.sluice.server.controller.PasswordFile.entry(user, password.toCharArray(), acl));
+            return 0;
+        }
     }
 }

@@ -49,6 +49,7 @@ public final class EmbeddedServer implements AutoCloseable {
     private final ExecutorService grpcExecutor;
     private final Endpoint controllerEndpoint;
     private final AutoCloseable storage;
+    private boolean tlsOn;
 
     private EmbeddedServer(Builder b) throws IOException {
         long started = System.nanoTime();
@@ -60,14 +61,18 @@ public final class EmbeddedServer implements AutoCloseable {
                 : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME, java.time.Clock.systemUTC());
         TokenVerifier verifier = tokens == null ? TokenVerifier.ACCEPT_ALL : verifierOf(tokens);
         try {
-            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort), null, verifier);
+            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort),
+                    b.tls == null ? null : b.tls.sslContext(), verifier);
             DeferredRegistry registry = new DeferredRegistry();
             this.grpcExecutor = Threads.perTaskExecutor("sluice-controller-");
-            this.grpc = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.controllerPort))
+            NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.controllerPort))
                     .executor(grpcExecutor)
-                    .fallbackHandlerRegistry(registry)
-                    .build()
-                    .start();
+                    .fallbackHandlerRegistry(registry);
+            if (b.tls != null) {
+                nb.useTransportSecurity(b.tls.certificateChain().toFile(), b.tls.privateKey().toFile());
+            }
+            this.tlsOn = b.tls != null;
+            this.grpc = nb.build().start();
             this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
             Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
             EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store,
@@ -106,9 +111,9 @@ public final class EmbeddedServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** @return the controller's URI, e.g. {@code tcp://127.0.0.1:9090} */
+    /** @return the controller's URI, e.g. {@code tcp://127.0.0.1:9090} ({@code tls://} with TLS on) */
     public String controllerUri() {
-        return "tcp://" + controllerEndpoint;
+        return (tlsOn ? "tls://" : "tcp://") + controllerEndpoint;
     }
 
     /** @return where the controller listens */
@@ -193,6 +198,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private int containers = 1;
         private Path passwordFile;
         private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
+        private ServerTls tls;
 
         private Builder() {
         }
@@ -267,6 +273,16 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder passwordFile(Path file) {
             this.passwordFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /**
+         * Turns TLS on for both listeners (controller and segment store) with this identity.
+         *
+         * @return this
+         */
+        public Builder tls(ServerTls identity) {
+            this.tls = Objects.requireNonNull(identity, "identity");
             return this;
         }
 
