@@ -53,6 +53,9 @@ public final class EmbeddedServer implements AutoCloseable {
 
     private EmbeddedServer(Builder b) throws IOException {
         long started = System.nanoTime();
+        // building the controller API's protobuf descriptors takes a few hundred ms on a cold JVM: do it on the
+        // other core while the listeners start
+        Thread warmUp = warmUp();
         StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
                 : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes);
         this.store = opened.store();
@@ -61,8 +64,7 @@ public final class EmbeddedServer implements AutoCloseable {
                 : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME, java.time.Clock.systemUTC());
         TokenVerifier verifier = tokens == null ? TokenVerifier.ACCEPT_ALL : verifierOf(tokens);
         try {
-            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort),
-                    b.tls == null ? null : b.tls.sslContext(), verifier);
+            // the gRPC listener starts on another thread while the segment store's listener comes up here
             DeferredRegistry registry = new DeferredRegistry();
             this.grpcExecutor = Threads.perTaskExecutor("sluice-controller-");
             NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.controllerPort))
@@ -72,9 +74,28 @@ public final class EmbeddedServer implements AutoCloseable {
                 nb.useTransportSecurity(b.tls.certificateChain().toFile(), b.tls.privateKey().toFile());
             }
             this.tlsOn = b.tls != null;
-            this.grpc = nb.build().start();
+            java.util.concurrent.CompletableFuture<Server> grpcStarted = new java.util.concurrent.CompletableFuture<>();
+            Threads.startVirtual("sluice-controller-start", () -> {
+                try {
+                    grpcStarted.complete(nb.build().start());
+                } catch (IOException | RuntimeException e) {
+                    grpcStarted.completeExceptionally(e);
+                }
+            });
+            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort),
+                    b.tls == null ? null : b.tls.sslContext(), verifier);
+            try {
+                this.grpc = grpcStarted.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                segmentStoreServer.close();
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                throw e.getCause() instanceof RuntimeException re ? re : e;
+            }
             this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
             Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
+            joinQuietly(warmUp);
             EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store,
                     ControllerSettings.defaults(ss, controllerEndpoint));
             if (b.passwordFile != null) {
@@ -91,6 +112,22 @@ public final class EmbeddedServer implements AutoCloseable {
         }
         LOG.info("Sluice server ready in {} ms: controller {}, segment store {}{}", (System.nanoTime() - started) / 1_000_000,
                 controllerUri(), segmentStoreServer.endpoint(), b.dataDir == null ? " (in memory)" : " (data in " + b.dataDir + ")");
+    }
+
+    /** Starts initialising the controller API's classes in the background (see the constructor). */
+    static Thread warmUp() {
+        return Threads.startVirtual("sluice-warm-up", () -> {
+            io.sluice.controller.grpc.v1.ControllerProto.getDescriptor();
+            io.sluice.controller.grpc.v1.ControllerServiceGrpc.getServiceDescriptor();
+        });
+    }
+
+    private static void joinQuietly(Thread t) {
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static TokenVerifier verifierOf(DelegationTokens tokens) {
