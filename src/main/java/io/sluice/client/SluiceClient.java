@@ -80,6 +80,11 @@ public final class SluiceClient implements AutoCloseable {
         return new EventStreamWriterImpl<>(ScopedStream.of(scope, stream), serializer, writerConfig, controller, pool, locator);
     }
 
+    /** @return a manager of scopes and streams (cheap; shares this client's connections) */
+    public io.sluice.admin.StreamManager streamManager() {
+        return new StreamManagerImpl(controller, new io.sluice.connection.RawClient(pool), locator);
+    }
+
     /** @return the controller client this client uses (for advanced use and tools) */
     public ControllerClient controller() {
         return controller;
