@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.admin.ReaderGroupManager;
-
 import io.sluice.connection.ConnectionFactory;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.TcpConnectionFactory;
@@ -133,6 +132,11 @@ public final class SluiceClient implements AutoCloseable {
      */
     public ReaderGroupManager readerGroupManager(String scope) {
         return new ReaderGroupManagerImpl(scope, controller, pool, locator);
+    }
+
+    /** @return a manager of scopes and streams (cheap; shares this client's connections) */
+    public io.sluice.admin.StreamManager streamManager() {
+        return new StreamManagerImpl(controller, new io.sluice.connection.RawClient(pool), locator);
     }
 
     /** @return the controller client this client uses (for advanced use and tools) */

@@ -252,9 +252,7 @@ public final class SegmentWriter implements AutoCloseable {
         out.writeUuid(writerId);
         for (PendingEvent e : batch) {
             for (ByteBuffer p : e.payloads()) {
-                out.writeInt(WireCommandType.EVENT.code());
-                out.writeInt(p.remaining());
-                out.writeBytes(p);
+                out.writeEventFrame(p);
             }
         }
         out.writeInt(WireCommandType.APPEND_BLOCK_END.code());

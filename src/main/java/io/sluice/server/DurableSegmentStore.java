@@ -1,13 +1,252 @@
 package io.sluice.server;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Placeholder until the storage branch is merged (not committed). */
+import io.sluice.common.Threads;
+import io.sluice.server.controller.ControllerEvent;
+import io.sluice.server.controller.ControllerEventCodec;
+import io.sluice.server.controller.ControllerStore;
+import io.sluice.storage.ChunkStore;
+import io.sluice.storage.Durability;
+import io.sluice.storage.LocalStorage;
+import io.sluice.storage.LogReader;
+import io.sluice.storage.ServerlessStorage;
+import io.sluice.storage.Storage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens a segment store on disk: one write-log + snapshot resource per container (bucket {@code containers}, key
+ * {@code container-N}) and one for the controller's metadata, all under one data directory, following the
+ * serverless-storage call order — load the latest snapshot, replay the write log, take the lock, replay what came
+ * in meanwhile, then write. Snapshots are taken in the background once a container has logged
+ * {@link #SNAPSHOT_AFTER_BYTES} since its last one; segment data a snapshot covers moves to chunk files.
+ *
+ * <p>The lock is in the storage: a second server on the same directory fails to start while the first runs, and
+ * the operating system releases the lock when a server process dies.
+ */
 final class DurableSegmentStore {
+    private static final Logger LOG = LoggerFactory.getLogger(DurableSegmentStore.class);
+    /** Default log bytes after which a container takes a snapshot. */
+    static final long SNAPSHOT_AFTER_BYTES = 64L * 1024 * 1024;
+    private static final String LAYOUT_FILE = "sluice-layout.properties";
+
     private DurableSegmentStore() {
     }
 
-    static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync) {
-        throw new UnsupportedOperationException("durable storage is not wired yet");
+    /**
+     * Opens (creating or recovering) the store under {@code dir}.
+     *
+     * @throws IOException if the directory cannot be used
+     * @throws IllegalStateException if the directory was created with another number of containers, or another
+     *     server holds it
+     */
+    static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes) throws IOException {
+        Files.createDirectories(dir);
+        checkLayout(dir, containers);
+        LocalStorage storage = LocalStorage.open(dir, fsync ? Durability.FSYNC : Durability.OS_BUFFERED);
+        List<DurableLog> logs = new ArrayList<>();
+        try {
+            ChunkStore chunks = storage.chunks();
+            SegmentData.ChunkReader reader = (chunk, from, dst, at, n) -> {
+                ByteBuffer b = chunks.read(chunk.ref(), chunk.refOffset() + (int) (from - chunk.offset()), n);
+                b.get(dst, at, n);
+            };
+            SegmentStore store = new SegmentStore(containers, i -> {
+                ServerlessStorage resource = storage.resource("containers", "container-" + i);
+                DurableLog log = new DurableLog(resource, chunks, i, snapshotAfterBytes);
+                SegmentContainer container = new SegmentContainer(i, log, reader);
+                log.recover(container);
+                logs.add(log);
+                return container;
+            });
+            for (SegmentContainer c : store.containers()) {
+                for (String t : c.transientSegments()) {
+                    // their connections died with the previous process
+                    store.deleteSegment(t);
+                }
+            }
+            DurableControllerStore controllerStore = new DurableControllerStore(storage.resource("controller", "metadata"));
+            AutoCloseable closer = () -> {
+                logs.forEach(DurableLog::close);
+                storage.close();
+            };
+            return new EmbeddedServer.StoreAndStorage(store, closer, controllerStore);
+        } catch (RuntimeException e) {
+            storage.close();
+            throw e;
+        }
+    }
+
+    private static void checkLayout(Path dir, int containers) throws IOException {
+        Path layout = dir.resolve(LAYOUT_FILE);
+        String expected = "containers=" + containers + "\n";
+        if (Files.exists(layout)) {
+            String found = Files.readString(layout, StandardCharsets.UTF_8);
+            if (!found.equals(expected)) {
+                throw new IllegalStateException("data directory " + dir + " was created with " + found.strip()
+                        + "; start the server with the same number of containers");
+            }
+        } else {
+            Files.writeString(layout, expected, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** A container's write log on a {@link ServerlessStorage} resource, with background snapshots. */
+    static final class DurableLog implements SegmentContainer.Log {
+        private final ServerlessStorage resource;
+        private final ChunkStore chunks;
+        private final int containerId;
+        private final long snapshotAfterBytes;
+        private final AtomicLong bytesSinceSnapshot = new AtomicLong();
+        private final AtomicBoolean snapshotting = new AtomicBoolean();
+        private volatile SegmentContainer container;
+        private volatile boolean closed;
+        private volatile Thread snapshotThread;
+
+        DurableLog(ServerlessStorage resource, ChunkStore chunks, int containerId, long snapshotAfterBytes) {
+            this.snapshotAfterBytes = snapshotAfterBytes;
+            this.resource = resource;
+            this.chunks = chunks;
+            this.containerId = containerId;
+        }
+
+        /** Recovery: snapshot, log, lock, log again — then the container may take changes. */
+        void recover(SegmentContainer c) {
+            long started = System.nanoTime();
+            Optional<InputStream> snapshot = resource.loadLatestSnapshot();
+            if (snapshot.isPresent()) {
+                try (InputStream in = snapshot.get()) {
+                    c.restore(ContainerImage.readFrom(in));
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot read the snapshot of container " + containerId + ": " + e.getMessage(), e);
+                }
+            }
+            int replayed = replay(c);
+            resource.lock();
+            replayed += replay(c);
+            this.container = c;
+            LOG.debug("container {} recovered ({} log entries after the snapshot) in {} ms", containerId, replayed,
+                    (System.nanoTime() - started) / 1_000_000);
+        }
+
+        private int replay(SegmentContainer c) {
+            int n = 0;
+            try (LogReader r = resource.loadWriteLog()) {
+                byte[] entry;
+                while ((entry = r.next()) != null) {
+                    c.replay(ContainerOp.decode(entry, SegmentStore::segmentOf));
+                    bytesSinceSnapshot.addAndGet(entry.length);
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        @Override
+        public CompletableFuture<Void> append(byte[] entry) {
+            CompletableFuture<Void> durable = resource.appendAsync(entry);
+            if (bytesSinceSnapshot.addAndGet(entry.length) > snapshotAfterBytes && !closed
+                    && snapshotting.compareAndSet(false, true)) {
+                snapshotThread = Threads.startVirtual("sluice-snapshot-container-" + containerId, this::snapshot);
+            }
+            return durable;
+        }
+
+        /** Takes one snapshot now (also used by tests); returns when it is stored. */
+        void snapshot() {
+            long started = System.nanoTime();
+            try {
+                ContainerImage image = container.beginSnapshot(() -> {
+                    resource.incrementWriteLogVersion();
+                    bytesSinceSnapshot.set(0);
+                }).join();
+                ContainerImage stored = image.storeChunks(chunks);
+                resource.snapshotTo(stored::writeTo);
+                List<Long> reclaim = container.finishSnapshot(stored);
+                for (long owner : reclaim) {
+                    chunks.deleteOwner(owner);
+                }
+                LOG.debug("container {}: snapshot of {} segments in {} ms, {} chunk owners reclaimed", containerId,
+                        stored.segments().size(), (System.nanoTime() - started) / 1_000_000, reclaim.size());
+            } catch (RuntimeException e) {
+                LOG.error("container {}: snapshot failed; the write log keeps everything", containerId, e);
+            } finally {
+                snapshotting.set(false);
+            }
+        }
+
+        void close() {
+            closed = true;
+            Thread t = snapshotThread;
+            if (t != null) {
+                try {
+                    t.join(30_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** The controller's event log on a {@link ServerlessStorage} resource. */
+    static final class DurableControllerStore implements ControllerStore {
+        private final ServerlessStorage resource;
+
+        DurableControllerStore(ServerlessStorage resource) {
+            this.resource = resource;
+        }
+
+        @Override
+        public List<ControllerEvent> recover() {
+            List<ControllerEvent> events = new ArrayList<>();
+            resource.loadLatestSnapshot().ifPresent(in -> {
+                try (in) {
+                    java.io.DataInputStream data = new java.io.DataInputStream(in);
+                    int count = data.readInt();
+                    for (int i = 0; i < count; i++) {
+                        byte[] b = new byte[data.readInt()];
+                        data.readFully(b);
+                        events.add(ControllerEventCodec.decode(b));
+                    }
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot read the controller's snapshot: " + e.getMessage(), e);
+                }
+            });
+            read(events);
+            resource.lock();
+            read(events);
+            return events;
+        }
+
+        private void read(List<ControllerEvent> events) {
+            try (LogReader r = resource.loadWriteLog()) {
+                byte[] entry;
+                while ((entry = r.next()) != null) {
+                    events.add(ControllerEventCodec.decode(entry));
+                }
+            }
+        }
+
+        @Override
+        public CompletableFuture<Void> append(ControllerEvent event) {
+            return resource.appendAsync(ControllerEventCodec.encode(event));
+        }
+
+        @Override
+        public void close() {
+            // the storage is closed with the server
+        }
     }
 }

@@ -49,27 +49,53 @@ public final class EmbeddedServer implements AutoCloseable {
     private final ExecutorService grpcExecutor;
     private final Endpoint controllerEndpoint;
     private final AutoCloseable storage;
+    private boolean tlsOn;
 
     private EmbeddedServer(Builder b) throws IOException {
         long started = System.nanoTime();
+        // building the controller API's protobuf descriptors takes a few hundred ms on a cold JVM: do it on the
+        // other core while the listeners start
+        Thread warmUp = warmUp();
         StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
-                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync);
+                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes);
         this.store = opened.store();
         this.storage = opened.storage();
         DelegationTokens tokens = b.passwordFile == null ? null
                 : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME, java.time.Clock.systemUTC());
         TokenVerifier verifier = tokens == null ? TokenVerifier.ACCEPT_ALL : verifierOf(tokens);
         try {
-            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort), null, verifier);
+            // the gRPC listener starts on another thread while the segment store's listener comes up here
             DeferredRegistry registry = new DeferredRegistry();
             this.grpcExecutor = Threads.perTaskExecutor("sluice-controller-");
-            this.grpc = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.controllerPort))
+            NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.controllerPort))
                     .executor(grpcExecutor)
-                    .fallbackHandlerRegistry(registry)
-                    .build()
-                    .start();
+                    .fallbackHandlerRegistry(registry);
+            if (b.tls != null) {
+                nb.useTransportSecurity(b.tls.certificateChain().toFile(), b.tls.privateKey().toFile());
+            }
+            this.tlsOn = b.tls != null;
+            java.util.concurrent.CompletableFuture<Server> grpcStarted = new java.util.concurrent.CompletableFuture<>();
+            Threads.startVirtual("sluice-controller-start", () -> {
+                try {
+                    grpcStarted.complete(nb.build().start());
+                } catch (IOException | RuntimeException e) {
+                    grpcStarted.completeExceptionally(e);
+                }
+            });
+            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort),
+                    b.tls == null ? null : b.tls.sslContext(), verifier);
+            try {
+                this.grpc = grpcStarted.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                segmentStoreServer.close();
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                throw e.getCause() instanceof RuntimeException re ? re : e;
+            }
             this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
             Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
+            joinQuietly(warmUp);
             EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store,
                     ControllerSettings.defaults(ss, controllerEndpoint));
             if (b.passwordFile != null) {
@@ -86,6 +112,22 @@ public final class EmbeddedServer implements AutoCloseable {
         }
         LOG.info("Sluice server ready in {} ms: controller {}, segment store {}{}", (System.nanoTime() - started) / 1_000_000,
                 controllerUri(), segmentStoreServer.endpoint(), b.dataDir == null ? " (in memory)" : " (data in " + b.dataDir + ")");
+    }
+
+    /** Starts initialising the controller API's classes in the background (see the constructor). */
+    static Thread warmUp() {
+        return Threads.startVirtual("sluice-warm-up", () -> {
+            io.sluice.controller.grpc.v1.ControllerProto.getDescriptor();
+            io.sluice.controller.grpc.v1.ControllerServiceGrpc.getServiceDescriptor();
+        });
+    }
+
+    private static void joinQuietly(Thread t) {
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static TokenVerifier verifierOf(DelegationTokens tokens) {
@@ -106,9 +148,9 @@ public final class EmbeddedServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** @return the controller's URI, e.g. {@code tcp://127.0.0.1:9090} */
+    /** @return the controller's URI, e.g. {@code tcp://127.0.0.1:9090} ({@code tls://} with TLS on) */
     public String controllerUri() {
-        return "tcp://" + controllerEndpoint;
+        return (tlsOn ? "tls://" : "tcp://") + controllerEndpoint;
     }
 
     /** @return where the controller listens */
@@ -192,6 +234,8 @@ public final class EmbeddedServer implements AutoCloseable {
         private int segmentStorePort;
         private int containers = 1;
         private Path passwordFile;
+        private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
+        private ServerTls tls;
 
         private Builder() {
         }
@@ -215,6 +259,19 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder fsync(boolean on) {
             this.fsync = on;
+            return this;
+        }
+
+        /**
+         * @param bytes write-log bytes after which a container snapshots its state (default 64 MiB): smaller means
+         *     faster restarts, larger means less snapshot work
+         * @return this
+         */
+        public Builder snapshotAfterBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("snapshotAfterBytes must be positive: " + bytes);
+            }
+            this.snapshotAfterBytes = bytes;
             return this;
         }
 
@@ -253,6 +310,16 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder passwordFile(Path file) {
             this.passwordFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /**
+         * Turns TLS on for both listeners (controller and segment store) with this identity.
+         *
+         * @return this
+         */
+        public Builder tls(ServerTls identity) {
+            this.tls = Objects.requireNonNull(identity, "identity");
             return this;
         }
 

@@ -115,6 +115,8 @@ final class SegmentContainer {
         final ContainerOp op;
         final CompletableFuture<Object> result = new CompletableFuture<>();
         final List<Runnable> after = new ArrayList<>(0);
+        /** Run under the lock right after this change is applied, before the next one (snapshot capture). */
+        final List<Runnable> onApplied = new ArrayList<>(0);
         boolean durable;
         boolean applied;
         Object value;
@@ -206,6 +208,7 @@ final class SegmentContainer {
                 Pending head = pending.poll();
                 head.value = apply(head.op, effects);
                 head.applied = true;
+                head.onApplied.forEach(Runnable::run);
                 done.add(head);
                 effects.addAll(head.after);
             }
@@ -859,6 +862,102 @@ final class SegmentContainer {
         List<TableEntry> entries = page.stream().map(e -> new TableEntry(new TableKey(e.getKey().buffer(), e.getValue().version()),
                 new TableValue(Bytes.wrap(e.getValue().bytes())))).toList();
         return new TableEntriesDeltaRead(r.requestId(), r.segment(), new TableEntries(entries), false, reachedEnd, last);
+    }
+
+    // ---------------------------------------------------------------- snapshots
+
+    /**
+     * Starts a snapshot: runs {@code switchLog} (which must start the next write log) under the lock, so every
+     * change submitted before is in the old log and every later one in the new; the returned future completes with
+     * the state exactly as of the last change in the old log, captured under the lock the moment it is applied.
+     */
+    CompletableFuture<ContainerImage> beginSnapshot(Runnable switchLog) {
+        CompletableFuture<ContainerImage> image = new CompletableFuture<>();
+        lock.lock();
+        try {
+            if (broken != null) {
+                image.completeExceptionally(new IllegalStateException("segment container " + id + " is broken", broken));
+                return image;
+            }
+            switchLog.run();
+            if (pending.isEmpty()) {
+                image.complete(capture());
+            } else {
+                pending.peekLast().onApplied.add(() -> image.complete(capture()));
+            }
+        } finally {
+            lock.unlock();
+        }
+        return image;
+    }
+
+    /** Under the lock: a consistent copy of the container's state (memory chunks by reference, with their lengths). */
+    private ContainerImage capture() {
+        List<ContainerImage.SegmentImage> images = new ArrayList<>(segments.size());
+        for (Segment s : segments.values()) {
+            images.add(ContainerImage.SegmentImage.of(s));
+        }
+        return new ContainerImage(nextSegmentId, images, List.copyOf(droppedSegments));
+    }
+
+    /**
+     * After a snapshot is stored: memory chunks it wrote to chunk files are replaced by their stored form (if they
+     * have not grown since), which frees their memory.
+     *
+     * @return owners (segment ids) whose chunk files no segment needs any more: the caller deletes them
+     */
+    List<Long> finishSnapshot(ContainerImage stored) {
+        lock.lock();
+        try {
+            for (ContainerImage.SegmentImage image : stored.segments()) {
+                Segment live = segments.get(image.name());
+                if (live == null || live.id != image.id()) {
+                    continue;
+                }
+                for (ContainerImage.Written w : image.written()) {
+                    if (w.memory().length() == w.stored().length()) {
+                        live.data.replace(w.memory(), w.stored());
+                    }
+                }
+            }
+            java.util.Set<Long> referenced = new java.util.HashSet<>();
+            for (Segment s : segments.values()) {
+                for (SegmentData.Chunk c : s.data.chunks()) {
+                    if (c instanceof SegmentData.StoredChunk sc) {
+                        referenced.add(sc.ref().owner());
+                    }
+                }
+                referenced.add(s.id);
+            }
+            List<Long> reclaim = new ArrayList<>();
+            for (Long owner : stored.dropped()) {
+                if (!referenced.contains(owner)) {
+                    reclaim.add(owner);
+                }
+            }
+            droppedSegments.removeAll(stored.dropped());
+            droppedSegments.addAll(stored.dropped().stream().filter(referenced::contains).toList());
+            return reclaim;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Replaces the whole state by a snapshot's (recovery, before any change is submitted). */
+    void restore(ContainerImage image) {
+        lock.lock();
+        try {
+            segments.clear();
+            for (ContainerImage.SegmentImage si : image.segments()) {
+                Segment s = si.toSegment();
+                segments.put(s.name, s);
+            }
+            nextSegmentId = image.nextSegmentId();
+            droppedSegments.clear();
+            droppedSegments.addAll(image.dropped());
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- admin helpers

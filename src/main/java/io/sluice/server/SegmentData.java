@@ -53,8 +53,9 @@ final class SegmentData {
             length += n;
         }
 
-        ByteBuffer view() {
-            return ByteBuffer.wrap(bytes, 0, length).asReadOnlyBuffer();
+        /** @return the first {@code n} bytes (stable once written), read-only */
+        ByteBuffer view(int n) {
+            return ByteBuffer.wrap(bytes, 0, n).asReadOnlyBuffer();
         }
 
         void copy(long from, byte[] dst, int dstOffset, int n) {
@@ -67,10 +68,10 @@ final class SegmentData {
      *
      * @param offset the segment offset of the first byte
      * @param length the number of bytes
-     * @param file the chunk file's name under the container's chunk directory
-     * @param position where the bytes start in that file
+     * @param ref the chunk-store range holding them
+     * @param refOffset where they start within {@code ref}
      */
-    record StoredChunk(long offset, int length, String file, long position) implements Chunk {
+    record StoredChunk(long offset, int length, io.sluice.storage.ChunkRef ref, int refOffset) implements Chunk {
     }
 
     /** Reads stored chunks; the container supplies the implementation backed by its chunk files. */
@@ -166,7 +167,7 @@ final class SegmentData {
             switch (c) {
                 case MemoryChunk m -> append(ByteBuffer.wrap(m.bytes, (int) (from - m.offset), n));
                 case StoredChunk s -> {
-                    chunks.add(new StoredChunk(length, n, s.file(), s.position() + (from - s.offset())));
+                    chunks.add(new StoredChunk(length, n, s.ref(), s.refOffset() + (int) (from - s.offset())));
                     length += n;
                 }
             }

@@ -87,10 +87,8 @@ public final class AppendEncoder {
     }
 
     private static void writeEvents(WireOutput out, List<ByteBuffer> events) {
-        for (ByteBuffer e : events) {
-            out.writeInt(WireCommandType.EVENT.code());
-            out.writeInt(e.remaining());
-            out.writeBytes(e);
+        for (int i = 0, n = events.size(); i < n; i++) {
+            out.writeEventFrame(events.get(i));
         }
     }
 

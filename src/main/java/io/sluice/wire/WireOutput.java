@@ -1,6 +1,9 @@
 package io.sluice.wire;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.UUID;
 
@@ -10,6 +13,8 @@ import java.util.UUID;
  * socket in one call. Not thread-safe.
  */
 public final class WireOutput {
+    private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
     private ByteBuffer buf;
 
     /** Creates an output with a 4 KiB initial capacity. */
@@ -145,6 +150,25 @@ public final class WireOutput {
             buf.put(at, src, src.position(), n);
         }
         buf.position(at + n);
+    }
+
+    /**
+     * Writes one event frame {@code [i32 0][i32 n][n bytes]} — the hot path of every append, so it writes the header
+     * straight into the backing array.
+     */
+    public void writeEventFrame(ByteBuffer payload) {
+        int n = payload.remaining();
+        ensure(8 + n);
+        byte[] a = buf.array();
+        int p = buf.arrayOffset() + buf.position();
+        INT_BE.set(a, p, 0);
+        INT_BE.set(a, p + 4, n);
+        if (payload.hasArray()) {
+            System.arraycopy(payload.array(), payload.arrayOffset() + payload.position(), a, p + 8, n);
+        } else {
+            payload.get(payload.position(), a, p + 8, n);
+        }
+        buf.position(buf.position() + 8 + n);
     }
 
     /** Writes {@code len} bytes of {@code src} starting at {@code off}. */

@@ -100,9 +100,11 @@ class OfficialClientCompatTest {
 
     static Stream<Target> targets() {
         return Stream.of(
-                new Target("real Pravega 0.13 standalone", () -> Server.external(RealPravega.controllerUri()))
-                // TODO(#4): add the cell "Sluice embedded server" here once io.sluice.server.EmbeddedServer exists:
-                // a Target whose start() starts one in memory and returns Server.running(its controllerUri(), it).
+                new Target("real Pravega 0.13 standalone", () -> Server.external(RealPravega.controllerUri())),
+                new Target("Sluice embedded server", () -> {
+                    io.sluice.server.EmbeddedServer server = io.sluice.server.EmbeddedServer.builder().inMemory().build();
+                    return Server.running(URI.create(server.controllerUri()), server);
+                })
         );
     }
 

@@ -1,0 +1,140 @@
+package io.sluice.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import io.sluice.server.EmbeddedServer;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code sluice server}: runs the embedded Pravega-compatible server until Ctrl-C. */
+@Command(name = "server", mixinStandardHelpOptions = true, subcommands = ServerCommand.PasswordEntry.class,
+        description = {
+            "Runs a single-node, Pravega-compatible server: a segment store (Pravega's wire protocol) and a controller",
+            "(Pravega's gRPC API). Pravega clients — Sluice's and the official Java client — connect to the controller.",
+            "It prints where it listens once it is ready, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.",
+            "With --data-dir, every acknowledged write is on disk (fsync) and survives restarts and crashes;",
+            "--in-memory (the default) keeps nothing."})
+final class ServerCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    static final class Storage {
+        @Option(names = "--data-dir", paramLabel = "DIR", description = "keep data durably in DIR (created if missing)")
+        Path dataDir;
+
+        @Option(names = "--in-memory", description = "keep everything in memory (the default)")
+        boolean inMemory;
+    }
+
+    @ArgGroup(exclusive = true)
+    private Storage storage = new Storage();
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
+    private String host;
+
+    @Option(names = "--controller-port", defaultValue = "9090", description = "controller (gRPC) port; 0 for any free port (default: ${DEFAULT-VALUE})")
+    private int controllerPort;
+
+    @Option(names = "--segment-store-port", defaultValue = "12345", description = "segment store port; 0 for any free port (default: ${DEFAULT-VALUE})")
+    private int segmentStorePort;
+
+    @Option(names = "--containers", defaultValue = "1", description = "segment containers, each with its own write log (default: ${DEFAULT-VALUE}); fixed for a data directory")
+    private int containers;
+
+    @Option(names = "--no-fsync", description = "acknowledge writes once the OS has them, without fsync (survives a server crash, not a machine crash)")
+    private boolean noFsync;
+
+    @Option(names = "--snapshot-after", paramLabel = "BYTES", defaultValue = "67108864",
+            description = "write-log bytes after which a container snapshots its state (default: ${DEFAULT-VALUE})")
+    private long snapshotAfter;
+
+    @Option(names = "--auth", paramLabel = "PASSWORD_FILE",
+            description = "require Basic credentials from PASSWORD_FILE (lines user:pbkdf2-sha256$iterations$salt$hash:acl) and delegation tokens on the segment store")
+    private Path passwordFile;
+
+    @Option(names = "--ready-file", paramLabel = "FILE", description = "once ready, write the controller URI to FILE (for scripts)")
+    private Path readyFile;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "serve TLS on both ports with this certificate chain (needs --tls-key)")
+    private Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the certificate's unencrypted PKCS#8 private key (BEGIN PRIVATE KEY)")
+    private Path tlsKey;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        EmbeddedServer.Builder b = EmbeddedServer.builder().host(host).controllerPort(controllerPort)
+                .segmentStorePort(segmentStorePort).containers(containers).fsync(!noFsync).snapshotAfterBytes(snapshotAfter);
+        if (storage.dataDir != null) {
+            b.dataDir(storage.dataDir);
+        }
+        if (passwordFile != null) {
+            b.passwordFile(passwordFile);
+        }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together");
+        }
+        if (tlsCert != null) {
+            b.tls(new io.sluice.server.ServerTls(tlsCert, tlsKey));
+        }
+        long started = System.nanoTime();
+        EmbeddedServer server = b.build();
+        long readyMillis = (System.nanoTime() - started) / 1_000_000;
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "sluice-server-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        out.println("Sluice server ready in " + readyMillis + " ms");
+        out.println("  controller:    " + server.controllerUri());
+        out.println("  segment store: " + server.segmentStoreEndpoint());
+        out.println("  data:          " + (storage.dataDir == null ? "in memory (nothing is kept)" : storage.dataDir.toAbsolutePath()));
+        out.println("Press Ctrl-C to stop.");
+        out.flush();
+        if (readyFile != null) {
+            Path tmp = readyFile.resolveSibling(readyFile.getFileName() + ".tmp");
+            Files.writeString(tmp, server.controllerUri() + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, readyFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        stopped.await();
+        return 0;
+    }
+
+    /** {@code sluice server password-entry USER --acl ACL}: prints a password-file line. */
+    @Command(name = "password-entry", mixinStandardHelpOptions = true,
+            description = {"Prints a line for the --auth password file: user:pbkdf2-sha256$iterations$salt$hash:acl.",
+                "The password is read from standard input (one line). ACL: pattern=LEVEL;... with LEVEL READ or",
+                "READ_UPDATE and patterns like * or scope/* or scope/stream, e.g. *=READ;orders/*=READ_UPDATE."})
+    static final class PasswordEntry implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @picocli.CommandLine.Parameters(paramLabel = "USER", description = "the user name")
+        private String user;
+
+        @Option(names = "--acl", required = true, description = "what the user may do")
+        private String acl;
+
+        @Override
+        public Integer call() throws IOException {
+            String password = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            if (password == null || password.isEmpty()) {
+                spec.commandLine().getErr().println("sluice server password-entry: no password on standard input");
+                return 1;
+            }
+            spec.commandLine().getOut().println(io.sluice.server.controller.PasswordFile.entry(user, password.toCharArray(), acl));
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.sluice.client;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.sluice.admin.StreamInfo;
+import io.sluice.admin.StreamManager;
+import io.sluice.auth.AccessOperation;
+import io.sluice.common.Deadline;
+import io.sluice.connection.RawClient;
+import io.sluice.controller.ControllerClient;
+import io.sluice.controller.ScaleResult;
+import io.sluice.controller.StreamSegments;
+import io.sluice.errors.SluiceException;
+import io.sluice.stream.KeyRange;
+import io.sluice.stream.ScopedStream;
+import io.sluice.stream.Segment;
+import io.sluice.stream.SegmentRange;
+import io.sluice.stream.StreamConfiguration;
+import io.sluice.stream.StreamCut;
+import io.sluice.wire.GetStreamSegmentInfo;
+import io.sluice.wire.StreamSegmentInfo;
+
+/** {@link StreamManager} over the controller client, plus the segment stores for tail offsets. */
+final class StreamManagerImpl implements StreamManager {
+    private static final Duration SEGMENT_INFO_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ControllerClient controller;
+    private final RawClient raw;
+    private final ControllerLocator locator;
+
+    StreamManagerImpl(ControllerClient controller, RawClient raw, ControllerLocator locator) {
+        this.controller = controller;
+        this.raw = raw;
+        this.locator = locator;
+    }
+
+    @Override
+    public boolean createScope(String scope) {
+        return controller.createScope(scope);
+    }
+
+    @Override
+    public boolean scopeExists(String scope) {
+        return controller.scopeExists(scope);
+    }
+
+    @Override
+    public List<String> listScopes() {
+        List<String> out = new ArrayList<>();
+        controller.scopeIterator().forEachRemaining(out::add);
+        return out;
+    }
+
+    @Override
+    public boolean deleteScope(String scope) {
+        return controller.deleteScope(scope);
+    }
+
+    @Override
+    public boolean deleteScopeRecursive(String scope) {
+        return controller.deleteScopeRecursive(scope);
+    }
+
+    @Override
+    public boolean createStream(String scope, String stream, StreamConfiguration configuration) {
+        return controller.createStream(ScopedStream.of(scope, stream), configuration);
+    }
+
+    @Override
+    public void updateStream(String scope, String stream, StreamConfiguration configuration) {
+        controller.updateStream(ScopedStream.of(scope, stream), configuration);
+    }
+
+    @Override
+    public boolean streamExists(String scope, String stream) {
+        return controller.streamExists(ScopedStream.of(scope, stream));
+    }
+
+    @Override
+    public StreamConfiguration streamConfiguration(String scope, String stream) {
+        return controller.streamConfiguration(ScopedStream.of(scope, stream));
+    }
+
+    @Override
+    public List<String> listStreams(String scope) {
+        return names(controller.streamIterator(scope));
+    }
+
+    @Override
+    public List<String> listStreams(String scope, String tag) {
+        return names(controller.streamIterator(scope, tag));
+    }
+
+    private static List<String> names(Iterator<ScopedStream> it) {
+        List<String> out = new ArrayList<>();
+        it.forEachRemaining(s -> {
+            if (!s.name().startsWith("_")) {
+                out.add(s.name());
+            }
+        });
+        return out;
+    }
+
+    @Override
+    public StreamInfo streamInfo(String scope, String stream) {
+        ScopedStream s = ScopedStream.of(scope, stream);
+        StreamConfiguration config = controller.streamConfiguration(s);
+        StreamCut head = controller.segmentsAtTime(s, 0);
+        StreamSegments current = controller.currentSegments(s);
+        if (current.ranges().isEmpty()) {
+            return new StreamInfo(s, config, head, StreamCut.UNBOUNDED, true);
+        }
+        String token = current.delegationToken().isEmpty() ? controller.delegationToken(s, AccessOperation.READ)
+                : current.delegationToken();
+        Map<Segment, Long> tail = new TreeMap<>();
+        Deadline deadline = Deadline.after(SEGMENT_INFO_TIMEOUT);
+        for (Segment segment : current.segments()) {
+            String name = segment.qualifiedName();
+            StreamSegmentInfo info = raw.call(locator.endpoint(name), id -> new GetStreamSegmentInfo(id, name, token),
+                    StreamSegmentInfo.class, deadline);
+            tail.put(segment, info.writeOffset());
+        }
+        return new StreamInfo(s, config, head, StreamCut.of(tail), false);
+    }
+
+    @Override
+    public List<SegmentRange> currentSegments(String scope, String stream) {
+        return controller.currentSegments(ScopedStream.of(scope, stream)).ranges();
+    }
+
+    @Override
+    public void sealStream(String scope, String stream) {
+        controller.sealStream(ScopedStream.of(scope, stream));
+    }
+
+    @Override
+    public boolean deleteStream(String scope, String stream) {
+        return controller.deleteStream(ScopedStream.of(scope, stream));
+    }
+
+    @Override
+    public void truncateStream(String scope, String stream, StreamCut cut) {
+        controller.truncateStream(ScopedStream.of(scope, stream), cut);
+    }
+
+    @Override
+    public List<SegmentRange> scaleStream(String scope, String stream, List<Segment> sealed, List<KeyRange> newRanges) {
+        ScopedStream s = ScopedStream.of(scope, stream);
+        ScaleResult result = controller.scale(s, sealed, newRanges);
+        if (!result.started()) {
+            throw new SluiceException("the controller refused to scale " + s + ": the sealed segments must be current and "
+                    + "the new ranges must cover exactly their key ranges");
+        }
+        Deadline deadline = Deadline.after(Duration.ofMinutes(5));
+        while (!controller.checkScale(s, result.epoch())) {
+            deadline.check("scaling " + s);
+            try {
+                Thread.sleep(Duration.ofMillis(50));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new io.sluice.errors.StreamingInterruptedException("interrupted while scaling " + s, e);
+            }
+        }
+        return result.newSegments();
+    }
+}

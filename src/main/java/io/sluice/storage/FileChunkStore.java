@@ -1,0 +1,270 @@
+package io.sluice.storage;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * {@link ChunkStore} on the file system: chunk {@code n} of owner {@code o} is the raw file
+ * {@code <root>/<o>/<n, 20 digits>.chunk}, holding the written bytes back to back (no framing: a {@link ChunkRef}
+ * says where each write's bytes are).
+ *
+ * <p>A writer reserves its range in the owner's current chunk under a short lock (no I/O), then writes it with a
+ * positional write and forces the file (under {@link Durability#FSYNC}) without any lock, so writers of one owner
+ * overlap. Each process starts a new chunk for an owner the first time it writes to it and never appends to chunks
+ * written before: a crash can leave unwritten holes or a torn end in old chunks, but only in ranges whose write never
+ * returned, which nothing refers to.
+ *
+ * <p>Thread-safe.
+ */
+final class FileChunkStore implements ChunkStore {
+    static final String SUFFIX = ".chunk";
+
+    private final Path root;
+    private final Durability durability;
+    private final long rolloverBytes;
+    private final ConcurrentHashMap<Long, CompletableFuture<Owner>> owners = new ConcurrentHashMap<>();
+
+    /**
+     * @param root directory of the owners' directories (created when needed)
+     * @param rolloverBytes a chunk that would grow past this many bytes is closed and a new one started
+     */
+    FileChunkStore(Path root, Durability durability, long rolloverBytes) {
+        this.root = Objects.requireNonNull(root, "root");
+        this.durability = Objects.requireNonNull(durability, "durability");
+        if (rolloverBytes <= 0) {
+            throw new IllegalArgumentException("chunk rollover size must be > 0 bytes, not " + rolloverBytes);
+        }
+        this.rolloverBytes = rolloverBytes;
+    }
+
+    /** @return the file of a chunk */
+    Path chunkFile(long owner, long chunk) {
+        return root.resolve(Long.toString(owner)).resolve(String.format("%020d%s", chunk, SUFFIX));
+    }
+
+    @Override
+    public ChunkRef write(long owner, ByteBuffer data) {
+        checkOwner(owner);
+        Objects.requireNonNull(data, "data");
+        ByteBuffer src = data.duplicate();
+        int length = src.remaining();
+        Owner o = owner(owner);
+        long chunk;
+        long offset;
+        o.lock.lock();
+        try {
+            if (o.currentChunk < 0 || (o.currentSize > 0 && o.currentSize + length > rolloverBytes)) {
+                o.currentChunk = o.nextChunk++;
+                o.currentSize = 0;
+            }
+            chunk = o.currentChunk;
+            offset = o.currentSize;
+            o.currentSize += length;
+        } finally {
+            o.lock.unlock();
+        }
+        ChunkRef ref = new ChunkRef(owner, chunk, offset, length);
+        if (length == 0) {
+            return ref;
+        }
+        FileChannel ch = o.channel(chunk, true);
+        try {
+            FileUtil.writeFully(ch, src, offset);
+            if (durability == Durability.FSYNC) {
+                ch.force(true);
+            }
+        } catch (IOException e) {
+            throw new StorageException("cannot write " + length + " bytes to " + chunkFile(owner, chunk) + ": " + e, e);
+        }
+        return ref;
+    }
+
+    @Override
+    public ByteBuffer read(ChunkRef ref, int offsetInRef, int length) {
+        Objects.requireNonNull(ref, "ref");
+        if (offsetInRef < 0 || length < 0 || (long) offsetInRef + length > ref.length()) {
+            throw new IllegalArgumentException("cannot read " + length + " bytes at " + offsetInRef + " of " + ref);
+        }
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        if (length == 0) {
+            return dst;
+        }
+        FileChannel ch = owner(ref.owner()).channel(ref.chunk(), false);
+        try {
+            if (!FileUtil.readFully(ch, dst, ref.offset() + offsetInRef)) {
+                throw new CorruptedDataException("chunk " + chunkFile(ref.owner(), ref.chunk())
+                        + " is shorter than " + ref + " says");
+            }
+        } catch (IOException e) {
+            throw new StorageException("cannot read " + ref + ": " + e, e);
+        }
+        return dst.flip();
+    }
+
+    @Override
+    public void deleteOwner(long owner) {
+        checkOwner(owner);
+        CompletableFuture<Owner> f = owners.remove(owner);
+        if (null != f && !f.isCompletedExceptionally()) {
+            f.join().closeAll();
+        }
+        Path dir = root.resolve(Long.toString(owner));
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                Files.deleteIfExists(file);
+            }
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException e) {
+            throw new StorageException("cannot delete the chunks of owner " + owner + " in " + dir + ": " + e, e);
+        }
+        try {
+            Files.deleteIfExists(dir);
+            FileUtil.fsyncDirectory(root);
+        } catch (IOException e) {
+            throw new StorageException("cannot delete " + dir + ": " + e, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Long id : List.copyOf(owners.keySet())) {
+            CompletableFuture<Owner> f = owners.remove(id);
+            if (null != f && !f.isCompletedExceptionally()) {
+                f.join().closeAll();
+            }
+        }
+    }
+
+    private static void checkOwner(long owner) {
+        if (owner < 0) {
+            throw new IllegalArgumentException("owner must be >= 0, not " + owner);
+        }
+    }
+
+    /** The owner's state, loaded (its directory listed) by the first caller; others wait for it. */
+    private Owner owner(long id) {
+        CompletableFuture<Owner> f = owners.get(id);
+        if (null == f) {
+            CompletableFuture<Owner> mine = new CompletableFuture<>();
+            f = owners.putIfAbsent(id, mine);
+            if (null == f) {
+                f = mine;
+                try {
+                    mine.complete(new Owner(id, root.resolve(Long.toString(id)), firstFreeChunk(id)));
+                } catch (RuntimeException e) {
+                    owners.remove(id, mine);
+                    mine.completeExceptionally(e);
+                }
+            }
+        }
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw e;
+        }
+    }
+
+    private long firstFreeChunk(long owner) {
+        Path dir = root.resolve(Long.toString(owner));
+        long next = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                long n = LogFormat.parseVersion(file.getFileName().toString(), SUFFIX);
+                next = Math.max(next, n + 1);
+            }
+        } catch (NoSuchFileException e) {
+            return 0;
+        } catch (IOException e) {
+            throw new StorageException("cannot list the chunks of owner " + owner + " in " + dir + ": " + e, e);
+        }
+        return next;
+    }
+
+    /** One owner's chunks. */
+    private final class Owner {
+        final long id;
+        final Path dir;
+        final ReentrantLock lock = new ReentrantLock();
+        /** Guarded by {@code lock}: the chunk being filled, -1 before the first write of this process. */
+        long currentChunk = -1;
+        /** Guarded by {@code lock}: bytes reserved in the current chunk. */
+        long currentSize;
+        /** Guarded by {@code lock}. */
+        long nextChunk;
+        final ConcurrentHashMap<Long, CompletableFuture<FileChannel>> channels = new ConcurrentHashMap<>();
+
+        Owner(long id, Path dir, long firstFreeChunk) {
+            this.id = id;
+            this.dir = dir;
+            this.nextChunk = firstFreeChunk;
+        }
+
+        /** Opens (once; concurrent callers wait for the first) a chunk's channel. */
+        FileChannel channel(long chunk, boolean create) {
+            CompletableFuture<FileChannel> f = channels.get(chunk);
+            if (null == f) {
+                CompletableFuture<FileChannel> mine = new CompletableFuture<>();
+                f = channels.putIfAbsent(chunk, mine);
+                if (null == f) {
+                    f = mine;
+                    Path file = chunkFile(id, chunk);
+                    try {
+                        FileChannel ch;
+                        if (create) {
+                            Files.createDirectories(dir);
+                            ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                                    StandardOpenOption.WRITE);
+                            if (durability == Durability.FSYNC) {
+                                FileUtil.fsyncDirectory(dir);
+                            }
+                        } else {
+                            ch = FileChannel.open(file, StandardOpenOption.READ);
+                        }
+                        mine.complete(ch);
+                    } catch (NoSuchFileException e) {
+                        channels.remove(chunk, mine);
+                        mine.completeExceptionally(new StorageException("chunk " + file + " does not exist"));
+                    } catch (IOException e) {
+                        channels.remove(chunk, mine);
+                        mine.completeExceptionally(new StorageException("cannot open chunk " + file + ": " + e, e));
+                    }
+                }
+            }
+            try {
+                return f.join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw e;
+            }
+        }
+
+        void closeAll() {
+            List<CompletableFuture<FileChannel>> open = new ArrayList<>(channels.values());
+            channels.clear();
+            for (CompletableFuture<FileChannel> f : open) {
+                if (f.isDone() && !f.isCompletedExceptionally()) {
+                    FileUtil.closeQuietly(f.join());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,617 @@
+package io.sluice.storage;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.sluice.common.Threads;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link WriteLogService} on the file system. Each resource has a directory {@code <root>/<bucket>/<key>} (see
+ * {@link ResourceId}) holding its lock file {@code lock} and one file per log version in the {@link LogFormat}.
+ *
+ * <p><b>Group commit.</b> Each log open for appending has one committer virtual thread and a queue. Appenders frame
+ * their message (length + CRC32C, on their own thread), enqueue it and wait on a future. The committer takes
+ * whatever has queued, writes it with one gathering write, forces the file once (under {@link Durability#FSYNC})
+ * and completes every future of the batch: one flush covers every append that arrived while the previous one was
+ * running, from every thread. Appenders never do I/O and no lock is held during I/O.
+ *
+ * <p><b>Recovery.</b> When a log is first opened for appending in this process (under the resource's lock), the
+ * committer reads it through, keeps the records up to the last complete, checksummed one and truncates the rest (a
+ * torn tail: a crash in the middle of a write, or unsynced data lost with the machine), logging at WARN how many
+ * bytes it dropped. Records after a bad one are not trusted even if they look whole.
+ *
+ * <p><b>Locking.</b> {@link #lock} takes an exclusive {@link FileChannel#tryLock()} on the resource's lock file
+ * (an OS advisory lock): another process cannot take it while this one holds it, and the OS releases it when the
+ * process dies, however it dies. Within the JVM a registry of held lock files refuses a second attempt before it
+ * reaches the file (closing a second channel on the file would silently drop the POSIX lock). The lock file is never
+ * deleted (deleting it would let two processes lock two different files); it holds the holder's pid for diagnosis.
+ *
+ * <p>Thread-safe.
+ */
+final class FileWriteLog implements WriteLogService, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FileWriteLog.class);
+    /** Name of a resource's lock file. */
+    static final String LOCK_FILE = "lock";
+    /** Lock files held anywhere in this JVM, by real path. */
+    private static final Map<Path, ResourceId> JVM_LOCKS = new ConcurrentHashMap<>();
+    private static final Pending CLOSE = new Pending(ByteBuffer.allocate(0), new CompletableFuture<>());
+
+    /** Called before each data fsync of a commit; tests use it to hold a commit while appends pile up. */
+    @FunctionalInterface
+    interface ForceHook {
+        /** No hook. */
+        ForceHook NONE = () -> { };
+
+        /** Runs on the committer thread before it forces a batch. */
+        void beforeForce();
+    }
+
+    private final Path root;
+    private final Durability durability;
+    private final ForceHook forceHook;
+    private final ConcurrentHashMap<ResourceId, Held> held = new ConcurrentHashMap<>();
+    private final LongAdder fsyncs = new LongAdder();
+    private final LongAdder droppedTailBytes = new LongAdder();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param root the directory under which resource directories live (created when needed)
+     */
+    FileWriteLog(Path root, Durability durability) {
+        this(root, durability, ForceHook.NONE);
+    }
+
+    FileWriteLog(Path root, Durability durability, ForceHook forceHook) {
+        this.root = Objects.requireNonNull(root, "root");
+        this.durability = Objects.requireNonNull(durability, "durability");
+        this.forceHook = Objects.requireNonNull(forceHook, "forceHook");
+    }
+
+    /** @return how many times this service forced a log file or directory to disk (for tests) */
+    long fsyncCount() {
+        return fsyncs.sum();
+    }
+
+    /** @return bytes recovery dropped from torn tails so far (for tests) */
+    long droppedTailBytes() {
+        return droppedTailBytes.sum();
+    }
+
+    /** @return the file of log {@code version} of the resource */
+    Path logFile(String bucket, String key, long version) {
+        return directory(new ResourceId(bucket, key)).resolve(LogFormat.fileName(checkVersion(version)));
+    }
+
+    @Override
+    public void appendMessage(String bucket, String key, long version, byte[] msg) {
+        Futures.await(appendMessageAsync(bucket, key, version, msg), "append to write log " + bucket + "|" + key);
+    }
+
+    @Override
+    public CompletableFuture<Void> appendMessageAsync(String bucket, String key, long version, byte[] msg) {
+        ResourceId id = new ResourceId(bucket, key);
+        checkVersion(version);
+        Objects.requireNonNull(msg, "msg");
+        ByteBuffer record = LogFormat.encode(msg);
+        Held h = held.get(id);
+        if (null == h) {
+            throw notLocked("appendMessage", id);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        h.lock.lock();
+        try {
+            if (!h.locked) {
+                throw notLocked("appendMessage", id);
+            }
+            OpenLog log = h.logs.get(version);
+            if (null == log) {
+                log = new OpenLog(h, version);
+                h.logs.put(version, log);
+                log.start();
+            }
+            log.queue.add(new Pending(record, done));
+        } finally {
+            h.lock.unlock();
+        }
+        return done;
+    }
+
+    @Override
+    public LogReader logReader(String bucket, String key, long version) {
+        return logReaderFrom(bucket, key, version, 0);
+    }
+
+    @Override
+    public LogReader logReaderFrom(String bucket, String key, long version, long offset) {
+        ResourceId id = new ResourceId(bucket, key);
+        checkVersion(version);
+        if (offset < 0 || (offset > 0 && offset < LogFormat.HEADER_BYTES)) {
+            throw new IllegalArgumentException("offset " + offset + " is not 0 or a record position (>= "
+                    + LogFormat.HEADER_BYTES + ")");
+        }
+        Path file = directory(id).resolve(LogFormat.fileName(version));
+        OpenLog open = openLog(id, version);
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(file, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw new StorageException("write log " + id + " version " + version + " does not exist (" + file + ")");
+        } catch (IOException e) {
+            throw new StorageException("cannot open write log " + file + ": " + e, e);
+        }
+        try {
+            if (ch.size() >= LogFormat.HEADER_BYTES) {
+                checkHeader(ch, file);
+            }
+            RecordScanner.Limit limit = null == open
+                    ? ch::size
+                    : () -> {
+                        long readable = open.readableLength;
+                        return readable >= 0 && !open.closed.isDone() ? readable : ch.size();
+                    };
+            long start = offset == 0 ? LogFormat.HEADER_BYTES : offset;
+            return new FileLogReader(file, ch, new RecordScanner(ch, start, limit));
+        } catch (IOException e) {
+            FileUtil.closeQuietly(ch);
+            throw new StorageException("cannot read write log " + file + ": " + e, e);
+        } catch (RuntimeException e) {
+            FileUtil.closeQuietly(ch);
+            throw e;
+        }
+    }
+
+    @Override
+    public void deleteLog(String bucket, String key, long version) {
+        ResourceId id = new ResourceId(bucket, key);
+        checkVersion(version);
+        Held h = held.get(id);
+        if (null == h) {
+            throw notLocked("deleteLog", id);
+        }
+        OpenLog log;
+        h.lock.lock();
+        try {
+            if (!h.locked) {
+                throw notLocked("deleteLog", id);
+            }
+            log = h.logs.remove(version);
+            if (null != log) {
+                log.queue.add(CLOSE);
+            }
+        } finally {
+            h.lock.unlock();
+        }
+        if (null != log) {
+            log.closed.join();
+        }
+        Path file = h.dir.resolve(LogFormat.fileName(version));
+        try {
+            if (Files.deleteIfExists(file) && durability == Durability.FSYNC) {
+                FileUtil.fsyncDirectory(h.dir);
+                fsyncs.increment();
+            }
+        } catch (IOException e) {
+            throw new StorageException("cannot delete write log " + file + ": " + e, e);
+        }
+    }
+
+    @Override
+    public List<Long> list(String bucket, String key) {
+        return listVersions(directory(new ResourceId(bucket, key)), LogFormat.SUFFIX, "write logs");
+    }
+
+    @Override
+    public void lock(String bucket, String key) {
+        ResourceId id = new ResourceId(bucket, key);
+        if (closed.get()) {
+            throw new IllegalStateException("lock " + id + ": this storage is closed");
+        }
+        Held h = new Held(id, directory(id));
+        if (null != held.putIfAbsent(id, h)) {
+            throw new ResourceLockedException("resource " + id + " is already locked by this storage");
+        }
+        Path lockFile = null;
+        FileChannel ch = null;
+        boolean ok = false;
+        try {
+            Files.createDirectories(h.dir);
+            lockFile = h.dir.toRealPath().resolve(LOCK_FILE);
+            if (null != JVM_LOCKS.putIfAbsent(lockFile, id)) {
+                lockFile = null;
+                throw new ResourceLockedException("resource " + id
+                        + " is locked by another storage instance in this process (same data directory)");
+            }
+            ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            FileLock fileLock;
+            try {
+                fileLock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                throw new ResourceLockedException("resource " + id + " is locked in this process", e);
+            }
+            if (null == fileLock) {
+                throw new ResourceLockedException("resource " + id + " is locked by another process"
+                        + holder(ch) + " (lock file " + lockFile + ")");
+            }
+            byte[] pid = ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
+            ch.truncate(0);
+            FileUtil.writeFully(ch, ByteBuffer.wrap(pid), 0);
+            h.lock.lock();
+            try {
+                h.lockFile = lockFile;
+                h.lockChannel = ch;
+                h.fileLock = fileLock;
+                h.locked = true;
+            } finally {
+                h.lock.unlock();
+            }
+            ok = true;
+            LOG.debug("locked {}", id);
+        } catch (IOException e) {
+            throw new StorageException("cannot lock resource " + id + " in " + h.dir + ": " + e, e);
+        } finally {
+            if (!ok) {
+                FileUtil.closeQuietly(ch);
+                if (null != lockFile) {
+                    JVM_LOCKS.remove(lockFile, id);
+                }
+                held.remove(id, h);
+            }
+        }
+    }
+
+    @Override
+    public void unlock(String bucket, String key) {
+        ResourceId id = new ResourceId(bucket, key);
+        Held h = held.get(id);
+        if (null == h) {
+            throw notLocked("unlock", id);
+        }
+        List<OpenLog> logs;
+        FileChannel ch;
+        FileLock fileLock;
+        Path lockFile;
+        h.lock.lock();
+        try {
+            if (!h.locked) {
+                throw notLocked("unlock", id);
+            }
+            h.locked = false;
+            logs = new ArrayList<>(h.logs.values());
+            h.logs.clear();
+            logs.forEach(log -> log.queue.add(CLOSE));
+            ch = h.lockChannel;
+            fileLock = h.fileLock;
+            lockFile = h.lockFile;
+        } finally {
+            h.lock.unlock();
+        }
+        try {
+            logs.forEach(log -> log.closed.join());
+            try {
+                fileLock.release();
+            } catch (IOException e) {
+                LOG.warn("releasing the lock of {} failed (closing its file releases it): {}", id, e.toString());
+            }
+            FileUtil.closeQuietly(ch);
+        } finally {
+            JVM_LOCKS.remove(lockFile, id);
+            held.remove(id, h);
+        }
+        LOG.debug("unlocked {}", id);
+    }
+
+    /** Releases every lock this service holds, after the pending appends are written. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (ResourceId id : List.copyOf(held.keySet())) {
+            try {
+                unlock(id.bucket(), id.key());
+            } catch (IllegalStateException e) {
+                LOG.debug("not unlocking {} on close: {}", id, e.getMessage());
+            }
+        }
+    }
+
+    private Path directory(ResourceId id) {
+        return root.resolve(id.relativeDirectory());
+    }
+
+    private OpenLog openLog(ResourceId id, long version) {
+        Held h = held.get(id);
+        if (null == h) {
+            return null;
+        }
+        h.lock.lock();
+        try {
+            return h.logs.get(version);
+        } finally {
+            h.lock.unlock();
+        }
+    }
+
+    static long checkVersion(long version) {
+        if (version < 0) {
+            throw new IllegalArgumentException("version must be >= 0, not " + version);
+        }
+        return version;
+    }
+
+    static List<Long> listVersions(Path dir, String suffix, String what) {
+        List<Long> versions = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                long v = LogFormat.parseVersion(f.getFileName().toString(), suffix);
+                if (v >= 0) {
+                    versions.add(v);
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return List.of();
+        } catch (IOException e) {
+            throw new StorageException("cannot list " + what + " in " + dir + ": " + e, e);
+        }
+        versions.sort(null);
+        return versions;
+    }
+
+    private static IllegalStateException notLocked(String operation, ResourceId id) {
+        return new IllegalStateException(operation + " requires the lock of resource " + id
+                + ", which this storage does not hold: call lock(bucket, key) first");
+    }
+
+    private static String holder(FileChannel ch) {
+        try {
+            ByteBuffer buf = ByteBuffer.allocate(64);
+            ch.read(buf, 0);
+            String text = new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII).trim();
+            return text.isEmpty() ? "" : " (" + text + ")";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    static void checkHeader(FileChannel ch, Path file) throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(LogFormat.HEADER_BYTES);
+        if (!FileUtil.readFully(ch, header, 0)) {
+            throw new CorruptedDataException("write log " + file + " has no complete header");
+        }
+        int magic = header.getInt(0);
+        int format = header.getInt(4);
+        if (magic != LogFormat.MAGIC || format != LogFormat.FORMAT_VERSION) {
+            throw new CorruptedDataException(String.format(
+                    "%s is not a Sluice write log of format %d (magic %08x, format %d)",
+                    file, LogFormat.FORMAT_VERSION, magic, format));
+        }
+    }
+
+    /** A framed record waiting for its commit. */
+    private record Pending(ByteBuffer record, CompletableFuture<Void> done) {
+    }
+
+    /** A resource whose lock this service holds (or is taking). */
+    private static final class Held {
+        final ResourceId id;
+        final Path dir;
+        final ReentrantLock lock = new ReentrantLock();
+        /** Guarded by {@code lock}: true from a successful lock() until unlock() begins. */
+        boolean locked;
+        /** Guarded by {@code lock}: logs open for appending, by version. */
+        final Map<Long, OpenLog> logs = new HashMap<>();
+        /** Guarded by {@code lock}. */
+        Path lockFile;
+        /** Guarded by {@code lock}. */
+        FileChannel lockChannel;
+        /** Guarded by {@code lock}. */
+        FileLock fileLock;
+
+        Held(ResourceId id, Path dir) {
+            this.id = id;
+            this.dir = dir;
+        }
+    }
+
+    /** One log open for appending: its queue and its committer thread. */
+    private final class OpenLog implements Runnable {
+        final Held owner;
+        final long version;
+        final Path file;
+        final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+        final CompletableFuture<Void> closed = new CompletableFuture<>();
+        /** Bytes a reader in this process may read (written, and forced under FSYNC); -1 until recovered. */
+        volatile long readableLength = -1;
+        // Confined to the committer thread:
+        private FileChannel channel;
+        private StorageException failure;
+        private long end;
+
+        OpenLog(Held owner, long version) {
+            this.owner = owner;
+            this.version = version;
+            this.file = owner.dir.resolve(LogFormat.fileName(version));
+        }
+
+        void start() {
+            Threads.startVirtual("sluice-wal-" + owner.id + "-" + version, this);
+        }
+
+        @Override
+        public void run() {
+            try {
+                open();
+            } catch (StorageException e) {
+                failure = e;
+                LOG.error("cannot open write log {}: {}", file, e.getMessage());
+            } catch (IOException | RuntimeException e) {
+                failure = new StorageException("cannot open write log " + file + ": " + e, e);
+                LOG.error("cannot open write log {}", file, e);
+            }
+            List<Pending> batch = new ArrayList<>();
+            boolean closing = false;
+            try {
+                while (!closing) {
+                    batch.clear();
+                    batch.add(takeUninterruptibly());
+                    queue.drainTo(batch);
+                    if (batch.getLast() == CLOSE) {
+                        // unlock/deleteLog enqueue CLOSE last, after removing this log from the map
+                        batch.removeLast();
+                        closing = true;
+                    }
+                    if (!batch.isEmpty()) {
+                        commit(batch);
+                    }
+                }
+            } finally {
+                FileUtil.closeQuietly(channel);
+                closed.complete(null);
+            }
+        }
+
+        private Pending takeUninterruptibly() {
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        return queue.take();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private void open() throws IOException {
+            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            long size = channel.size();
+            if (size < LogFormat.HEADER_BYTES) {
+                if (size > 0) {
+                    LOG.warn("write log {}: torn header, truncated {} bytes and wrote it again", file, size);
+                    droppedTailBytes.add(size);
+                    channel.truncate(0);
+                }
+                FileUtil.writeFully(channel, LogFormat.header(), 0);
+                end = LogFormat.HEADER_BYTES;
+                if (durability == Durability.FSYNC) {
+                    channel.force(true);
+                    FileUtil.fsyncDirectory(owner.dir);
+                    fsyncs.add(2);
+                }
+            } else {
+                checkHeader(channel, file);
+                RecordScanner scanner = new RecordScanner(channel, LogFormat.HEADER_BYTES, () -> size);
+                while (null != scanner.next()) {
+                    // read to the last good record
+                }
+                end = scanner.position();
+                if (end < size) {
+                    LOG.warn("write log {}: torn tail ({} at offset {}), truncated {} bytes", file,
+                            scanner.stop(), end, size - end);
+                    channel.truncate(end);
+                    if (durability == Durability.FSYNC) {
+                        channel.force(true);
+                        fsyncs.increment();
+                    }
+                    droppedTailBytes.add(size - end);
+                }
+            }
+            channel.position(end);
+            readableLength = end;
+        }
+
+        private void commit(List<Pending> batch) {
+            if (null != failure) {
+                batch.forEach(p -> p.done().completeExceptionally(failure));
+                return;
+            }
+            ByteBuffer[] buffers = new ByteBuffer[batch.size()];
+            long total = 0;
+            for (int i = 0; i < buffers.length; i++) {
+                buffers[i] = batch.get(i).record();
+                total += buffers[i].remaining();
+            }
+            try {
+                long written = 0;
+                while (written < total) {
+                    written += channel.write(buffers);
+                }
+                if (durability == Durability.FSYNC) {
+                    forceHook.beforeForce();
+                    channel.force(true);
+                    fsyncs.increment();
+                }
+            } catch (IOException | RuntimeException e) {
+                failure = new StorageException("writing write log " + file + " failed; it accepts no more appends"
+                        + " until the resource is locked again (which recovers it): " + e, e);
+                LOG.error("writing write log {} failed", file, e);
+                batch.forEach(p -> p.done().completeExceptionally(failure));
+                return;
+            }
+            end += total;
+            readableLength = end;
+            batch.forEach(p -> p.done().complete(null));
+        }
+    }
+
+    /** Reads a log file; see {@link LogReader}. */
+    private static final class FileLogReader implements LogReader {
+        private final Path file;
+        private final FileChannel channel;
+        private final RecordScanner scanner;
+
+        FileLogReader(Path file, FileChannel channel, RecordScanner scanner) {
+            this.file = file;
+            this.channel = channel;
+            this.scanner = scanner;
+        }
+
+        @Override
+        public byte[] next() {
+            try {
+                return scanner.next();
+            } catch (IOException e) {
+                throw new StorageException("cannot read write log " + file + ": " + e, e);
+            }
+        }
+
+        @Override
+        public long position() {
+            return scanner.position();
+        }
+
+        @Override
+        public void close() {
+            FileUtil.closeQuietly(channel);
+        }
+    }
+}

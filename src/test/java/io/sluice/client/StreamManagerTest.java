@@ -1,0 +1,89 @@
+package io.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+
+import io.sluice.admin.StreamInfo;
+import io.sluice.admin.StreamManager;
+import io.sluice.errors.PreconditionFailedException;
+import io.sluice.server.EmbeddedServer;
+import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.KeyRange;
+import io.sluice.stream.ScalingPolicy;
+import io.sluice.stream.SegmentRange;
+import io.sluice.stream.Serializers;
+import io.sluice.stream.StreamConfiguration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Stream management against the embedded server. */
+@Timeout(60)
+class StreamManagerTest {
+    private EmbeddedServer server;
+    private SluiceClient client;
+    private StreamManager streams;
+
+    @BeforeEach
+    void start() {
+        server = EmbeddedServer.builder().build();
+        client = SluiceClient.connect(server.controllerUri());
+        streams = client.streamManager();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.close();
+    }
+
+    @Test
+    void scopesAndStreamsLiveAndDie() {
+        assertThat(streams.createScope("shop")).isTrue();
+        assertThat(streams.createScope("shop")).isFalse();
+        assertThat(streams.listScopes()).contains("shop");
+        StreamConfiguration config = StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(3)).tag("orders").build();
+        assertThat(streams.createStream("shop", "orders", config)).isTrue();
+        assertThat(streams.createStream("shop", "orders", config)).isFalse();
+        assertThat(streams.listStreams("shop")).containsExactly("orders");
+        assertThat(streams.listStreams("shop", "orders")).containsExactly("orders");
+        assertThat(streams.currentSegments("shop", "orders")).hasSize(3);
+        assertThatThrownBy(() -> streams.deleteScope("shop")).isInstanceOf(PreconditionFailedException.class);
+        assertThatThrownBy(() -> streams.deleteStream("shop", "orders")).isInstanceOf(PreconditionFailedException.class);
+        streams.sealStream("shop", "orders");
+        assertThat(streams.streamInfo("shop", "orders").sealed()).isTrue();
+        assertThat(streams.deleteStream("shop", "orders")).isTrue();
+        assertThat(streams.streamExists("shop", "orders")).isFalse();
+    }
+
+    @Test
+    void infoShowsHeadAndTailAndTruncationMovesTheHead() {
+        streams.createScope("s");
+        streams.createStream("s", "t", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
+        try (EventStreamWriter<String> w = client.newWriter("s", "t", Serializers.utf8())) {
+            for (int i = 0; i < 10; i++) {
+                w.write("k", "0123456789");
+            }
+            w.flush();
+        }
+        StreamInfo info = streams.streamInfo("s", "t");
+        assertThat(info.tail().positions().values()).containsExactly(10L * 18);
+        assertThat(info.head().positions().values()).containsExactly(0L);
+        streams.truncateStream("s", "t", info.tail());
+        assertThat(streams.streamInfo("s", "t").head().positions().values()).containsExactly(180L);
+    }
+
+    @Test
+    void manualScaling() {
+        streams.createScope("s");
+        streams.createStream("s", "t", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
+        SegmentRange only = streams.currentSegments("s", "t").get(0);
+        List<SegmentRange> added = streams.scaleStream("s", "t", List.of(only.segment()),
+                List.of(new KeyRange(0, 0.5), new KeyRange(0.5, 1.0)));
+        assertThat(added).hasSize(2);
+        assertThat(streams.currentSegments("s", "t")).extracting(r -> r.segment().epoch()).containsOnly(1);
+    }
+}
