@@ -156,6 +156,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private final AtomicBoolean attention = new AtomicBoolean(true);
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
+    /** Why the reader stopped working if not by {@link #close}: another reader with its id replaced it. */
+    private volatile String replacedBy;
     private final Semaphore consumer = new Semaphore(1);
     private final CountDownLatch stop = new CountDownLatch(1);
     private final AtomicInteger phase = new AtomicInteger(WORKING);
@@ -192,6 +194,13 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             handleGroup();
         } catch (RuntimeException e) {
             owned.values().forEach(o -> o.reader.close());
+            try {
+                long inc = incarnation;
+                state.update(s -> s.reader(readerId, inc).isPresent()
+                        ? List.of(new GroupUpdate.RemoveReader(readerId, inc, currentOffsets())) : List.of());
+            } catch (RuntimeException leaving) {
+                e.addSuppressed(leaving);
+            }
             state.close();
             throw e;
         }
@@ -213,7 +222,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
         }
         if (closed) {
-            throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group + " is closed");
+            throw new IllegalStateException(replacedBy != null ? replacedBy
+                    : "reader " + readerId + " of group " + scope + "/" + group + " is closed");
         }
         if (!consumer.tryAcquire()) {
             throw new IllegalStateException(closed ? "reader " + readerId + " is closed"
@@ -305,9 +315,10 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         ReaderInfo me = s.readers().get(readerId);
         if (me == null || me.incarnation() != incarnation) {
             if (me != null) {
+                replacedBy = "reader " + readerId + " of group " + scope + "/" + group + " was replaced by another "
+                        + "reader with the same id (a restart of this reader?); close this one";
                 closed = true;
-                throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group
-                        + " was replaced by another reader with the same id; close this one");
+                throw new IllegalStateException(replacedBy);
             }
             LOG.warn("reader {} of group {}/{} was removed from the group (no heartbeat within its offline timeout, "
                     + "or declared offline); it rejoins, and its segments were handed to the group", readerId, scope,

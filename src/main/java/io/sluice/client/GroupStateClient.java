@@ -3,7 +3,6 @@ package io.sluice.client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -45,7 +44,6 @@ final class GroupStateClient implements AutoCloseable {
 
     private final String scope;
     private final String group;
-    private final ControllerClient controller;
     private final Segment segment;
     private final SegmentLocator locator;
     private final RawClient raw;
@@ -53,11 +51,10 @@ final class GroupStateClient implements AutoCloseable {
     private final RevisionedSegment log;
     private final StateSynchronizer<ReaderGroupState, GroupUpdate> sync;
 
-    private GroupStateClient(String scope, String group, ControllerClient controller, ConnectionPool pool,
-                             SegmentLocator locator, Segment segment, DelegationTokenProvider tokens) {
+    private GroupStateClient(String scope, String group, ConnectionPool pool, SegmentLocator locator, Segment segment,
+                             DelegationTokenProvider tokens) {
         this.scope = scope;
         this.group = group;
-        this.controller = controller;
         this.segment = segment;
         this.locator = locator;
         this.raw = new RawClient(pool);
@@ -91,8 +88,8 @@ final class GroupStateClient implements AutoCloseable {
         DelegationTokenProvider tokens = new DelegationTokenProvider(scope, stateStream.name(),
                 AccessOperation.READ_WRITE, () -> controller.delegationToken(stateStream, AccessOperation.READ_WRITE));
         tokens.offer(segments.delegationToken());
-        GroupStateClient client = new GroupStateClient(scope, group, controller, pool, locator,
-                segments.segments().get(0), tokens);
+        GroupStateClient client = new GroupStateClient(scope, group, pool, locator, segments.segments().get(0),
+                tokens);
         try {
             if (client.fetch() == null) {
                 ReaderGroupConfig config = controller.readerGroupConfig(scope, group);
@@ -123,19 +120,6 @@ final class GroupStateClient implements AutoCloseable {
         ReaderGroupState.Settings settings = new ReaderGroupState.Settings(start, end, config.groupRefreshTimeMillis(),
                 config.automaticCheckpointIntervalMillis(), config.maxOutstandingCheckpointRequest());
         return ReaderGroupState.initial(settings, System.currentTimeMillis());
-    }
-
-    String scope() {
-        return scope;
-    }
-
-    String group() {
-        return group;
-    }
-
-    /** @return the segment holding the state */
-    Segment segment() {
-        return segment;
     }
 
     /** @return the local copy (no I/O); null before anything was read */
@@ -212,11 +196,6 @@ final class GroupStateClient implements AutoCloseable {
         };
     }
 
-    /** @return the controller this state belongs with */
-    ControllerClient controller() {
-        return controller;
-    }
-
     /** @return the positions of a state grouped into stream cuts */
     static Map<ScopedStream, StreamCut> cuts(ReaderGroupState state) {
         return ReaderGroupState.byStream(state.positions());
@@ -230,9 +209,5 @@ final class GroupStateClient implements AutoCloseable {
     @Override
     public String toString() {
         return "GroupState[" + scope + "/" + group + " at " + sync.revision() + "]";
-    }
-
-    static <T> T requireState(T state, String scope, String group) {
-        return Objects.requireNonNull(state, () -> "reader group '" + scope + "/" + group + "' has no state");
     }
 }

@@ -705,6 +705,35 @@ class EventStreamReaderTest {
     }
 
     @Test
+    void aReaderWithTheSameIdReplacesTheEarlierOne() {
+        createStream(2);
+        write(4, 0, 10);
+        controller.sealStream(STREAM);
+        try (ReaderGroup group = groups.createReaderGroup("g", fastGroup().build());
+             EventStreamReader<String> before = reader("g", "r")) {
+            assertThat(before.readNextEvent(Duration.ofSeconds(10)).event()).isNotNull();
+            try (EventStreamReader<String> restarted = reader("g", "r")) {
+                Deadline deadline = Deadline.after(Duration.ofSeconds(30));
+                IllegalStateException replaced = null;
+                while (replaced == null) {
+                    assertThat(deadline.expired()).isFalse();
+                    try {
+                        before.readNextEvent(POLL);
+                    } catch (IllegalStateException e) {
+                        replaced = e;
+                    }
+                }
+                assertThat(replaced).hasMessageContaining("replaced");
+                assertThatThrownBy(() -> before.readNextEvent(POLL)).hasMessageContaining("replaced");
+                Queue<String> read = new ConcurrentLinkedQueue<>();
+                drain(restarted, read);
+                assertThat(read).hasSize(40).doesNotHaveDuplicates();
+                assertThat(group.onlineReaders()).containsExactly("r");
+            }
+        }
+    }
+
+    @Test
     void aGroupStopsAtItsEndingCutAndReaderOfflineHandsSegmentsOver() {
         createStream(2);
         write(10, 0, 10);
