@@ -107,9 +107,13 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         }
     }
 
-    /** Under routingLock: the writer of a segment, started on first use. */
+    /**
+     * Under routingLock: the writer of a segment, started on first use. Each segment writer has a writer id of its
+     * own (as in Pravega's client): a segment store keys append sessions by writer id per connection, so two segments
+     * appended to with one id over a shared pooled connection would take over each other's session.
+     */
     private SegmentWriter writerFor(Segment segment) {
-        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), writerId, pool, locator,
+        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), UUID.randomUUID(), pool, locator,
                 () -> tokens, new SegmentWriter.Config(config.retry(), config.maxBlockBytes(), Duration.ofSeconds(30)), this));
     }
 

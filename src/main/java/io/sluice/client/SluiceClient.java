@@ -1,7 +1,13 @@
 package io.sluice.client;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.sluice.admin.ReaderGroupManager;
 import io.sluice.connection.ConnectionFactory;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.TcpConnectionFactory;
@@ -9,7 +15,9 @@ import io.sluice.connection.TlsConnectionFactory;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.GrpcControllerClient;
 import io.sluice.controller.SegmentEndpointCache;
+import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.WriterConfig;
@@ -34,6 +42,8 @@ public final class SluiceClient implements AutoCloseable {
     private final ControllerClient controller;
     private final ConnectionPool pool;
     private final ControllerLocator locator;
+    /** Readers this client created and that are still open; closed with the client. */
+    private final Set<EventStreamReaderImpl<?>> readers = ConcurrentHashMap.newKeySet();
 
     private SluiceClient(ClientConfig config, ControllerClient controller) {
         this.config = config;
@@ -80,6 +90,50 @@ public final class SluiceClient implements AutoCloseable {
         return new EventStreamWriterImpl<>(ScopedStream.of(scope, stream), serializer, writerConfig, controller, pool, locator);
     }
 
+    /**
+     * Creates a reader in a reader group with default settings ({@link ReaderConfig#DEFAULT}). See
+     * {@link #newReader(String, String, String, Serializer, ReaderConfig)}.
+     */
+    public <T> EventStreamReader<T> newReader(String scope, String group, String readerId, Serializer<T> serializer) {
+        return newReader(scope, group, readerId, serializer, ReaderConfig.DEFAULT);
+    }
+
+    /**
+     * Creates a reader that joins the reader group {@code scope/group} (create the group first with
+     * {@link #readerGroupManager(String)}). Blocks to join the group and to take the reader's share of its segments,
+     * which start prefetching at once. If a reader with this id is already in the group, it is taken to be an earlier
+     * instance of this one (e.g. before a restart): it is removed, its segments go back to the group, and it fails on
+     * its next read.
+     *
+     * @param scope the group's scope
+     * @param group the group's name
+     * @param readerId the reader's id, unique within the group (1 to 1024 characters)
+     * @param serializer turns event bytes into events
+     * @param readerConfig how the reader behaves
+     * @return the reader; close it to leave the group
+     * @throws io.sluice.errors.NoSuchStreamException if there is no such group
+     * @throws IllegalArgumentException if the reader id is empty or too long, or the offline timeout is shorter than
+     *     three of the group's refresh intervals
+     * @throws io.sluice.errors.ProtocolException if the group's state is not in Sluice's format
+     */
+    public <T> EventStreamReader<T> newReader(String scope, String group, String readerId, Serializer<T> serializer,
+                                              ReaderConfig readerConfig) {
+        AtomicReference<EventStreamReaderImpl<?>> self = new AtomicReference<>();
+        EventStreamReaderImpl<T> reader = new EventStreamReaderImpl<>(scope, group, readerId, serializer, readerConfig,
+                controller, pool, locator, () -> readers.remove(self.get()));
+        self.set(reader);
+        readers.add(reader);
+        return reader;
+    }
+
+    /**
+     * @param scope a scope
+     * @return the manager of the reader groups of {@code scope} (creates, opens and deletes groups). Does not block.
+     */
+    public ReaderGroupManager readerGroupManager(String scope) {
+        return new ReaderGroupManagerImpl(scope, controller, pool, locator);
+    }
+
     /** @return a manager of scopes and streams (cheap; shares this client's connections) */
     public io.sluice.admin.StreamManager streamManager() {
         return new StreamManagerImpl(controller, new io.sluice.connection.RawClient(pool), locator);
@@ -95,9 +149,14 @@ public final class SluiceClient implements AutoCloseable {
         return pool;
     }
 
-    /** Closes connections and the controller channel; writers and readers of this client stop working. */
+    /**
+     * Closes the readers this client created (they leave their groups at their positions), then the connections and
+     * the controller channel; writers of this client stop working. Blocks while readers leave.
+     */
     @Override
     public void close() {
+        List<EventStreamReaderImpl<?>> open = new ArrayList<>(readers);
+        open.forEach(EventStreamReaderImpl::close);
         pool.close();
         controller.close();
     }

@@ -9,34 +9,57 @@ import java.time.Duration;
  * all its predecessors are read.
  *
  * <p>Every segment the reader owns prefetches on its own virtual thread into a small buffer; {@link #readNextEvent}
- * waits on all of them at once, so an idle segment never delays a busy one. One thread reads from a reader.
+ * waits on all of them at once, so an idle segment never delays a busy one, and busy segments take turns (one event
+ * each, round robin). Membership runs in the background: the reader sends heartbeats to the group, takes over the
+ * segments of readers that stopped sending theirs, and takes its share of segments when others join or leave.
+ *
+ * <p><b>Threads.</b> One thread at a time calls {@link #readNextEvent} (a second concurrent caller gets an
+ * {@link IllegalStateException}); {@link #fetchEvent}, {@link #readerId} and {@link #close} may be called from any
+ * thread. Create readers with {@code SluiceClient.newReader}.
  *
  * @param <T> the event type
  */
 public interface EventStreamReader<T> extends AutoCloseable {
 
     /**
-     * Returns the next event, waiting up to {@code timeout} for one.
+     * Returns the next event, waiting up to {@code timeout} for one. Blocks.
      *
-     * @return the event with its position; or an {@link EventRead} with no event when the timeout passed or the
-     *     reader reached a checkpoint ({@link EventRead#isCheckpoint()})
-     * @throws io.sluice.errors.SegmentTruncatedException if data the reader was due to read was truncated away
-     * @throws io.sluice.errors.SluiceException if the reader failed
+     * <p>Without an event, the result says why: the reader reached a checkpoint ({@link EventRead#isCheckpoint()}:
+     * it has handed out every event before it; it reports the checkpoint as passed on the next call), the group has
+     * read everything up to its end ({@link EventRead#readCompleted()}: returned at once the first time; later calls
+     * return it again when the timeout passes, unless the group was reset meanwhile), or the timeout passed.
+     *
+     * @param timeout how long to wait for an event; zero polls
+     * @return the event with its position and pointer, or an {@link EventRead} without an event
+     * @throws io.sluice.errors.SegmentTruncatedException if data the reader was due to read was truncated away; the
+     *     message names the segment and the offsets skipped, and the next call continues after the truncation
+     * @throws IllegalStateException if the reader is closed, another thread is in this method, or another reader
+     *     with the same id replaced this one in the group
+     * @throws io.sluice.errors.SluiceException if reading or updating the group failed past the retry policy
      */
     EventRead<T> readNextEvent(Duration timeout);
 
     /**
-     * Reads one event directly, wherever it is, without affecting the reader's position.
+     * Reads one event directly, wherever it is, without affecting the reader's position. Blocks for one read.
      *
+     * @param pointer where the event is ({@link EventRead#pointer()})
+     * @return the event
      * @throws io.sluice.errors.NoSuchSegmentException if its segment is gone
      * @throws io.sluice.errors.SegmentTruncatedException if it was truncated away
+     * @throws IllegalArgumentException if there is no event at the pointer (it lies beyond the segment's end, or its
+     *     offset or length do not match an event)
      */
     T fetchEvent(EventPointer pointer);
 
     /** @return the reader's id within its group */
     String readerId();
 
-    /** Leaves the group: the reader's segments go back to the group at the reader's position. */
+    /**
+     * Leaves the group: the reader's segments go back to the group at the reader's position (every event it handed
+     * out counts as processed), and its threads stop. Blocks for one update of the group state; waits for a
+     * concurrent {@link #readNextEvent} to return first. Idempotent; does not throw (a failed update is logged, and
+     * the segments then return after the reader's offline timeout).
+     */
     @Override
     void close();
 }

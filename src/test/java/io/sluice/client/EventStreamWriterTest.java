@@ -115,6 +115,28 @@ class EventStreamWriterTest {
     }
 
     @Test
+    void segmentWritersSharingOneConnectionKeepTheirSessionsApart() {
+        createStream(4);
+        // one connection per segment store: every segment writer's append session shares it
+        try (SluiceClient single = SluiceClient.connect(ClientConfig.builder(server.controllerUri())
+                .maxConnectionsPerSegmentStore(1).build());
+             EventStreamWriter<String> writer = single.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            for (int i = 0; i < 2000; i++) {
+                writer.write("key-" + (i % 40), "key-" + (i % 40) + ":" + i);
+            }
+            writer.flush();
+        }
+        List<SegmentRange> ranges = controller.currentSegments(STREAM).ranges();
+        Map<Segment, List<String>> contents = contents();
+        assertThat(contents.values().stream().mapToInt(List::size).sum()).isEqualTo(2000);
+        contents.forEach((segment, events) -> {
+            SegmentRange range = ranges.stream().filter(r -> r.segment().equals(segment)).findFirst().orElseThrow();
+            events.forEach(e -> assertThat(range.contains(KeyHash.routingKey(e.substring(0, e.indexOf(':')))))
+                    .as("%s in %s", e, segment).isTrue());
+        });
+    }
+
+    @Test
     void writeAndWaitIsDurableOnReturn() {
         createStream(1);
         try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
