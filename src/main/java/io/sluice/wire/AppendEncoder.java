@@ -43,7 +43,7 @@ public final class AppendEncoder {
         out.writeInt(WireCommandType.APPEND_BLOCK.code());
         out.writeInt(16 + framed);
         out.writeUuid(writerId);
-        writeEvents(out, events);
+        out.writeEventFrames(events, framed);
         writeBlockEndHeader(out, writerId, framed, 0);
         out.writeInt(events.size());
         out.writeLong(lastEventNumber);
@@ -65,7 +65,7 @@ public final class AppendEncoder {
         }
         out.ensure(framed + APPEND_BLOCK_END_OVERHEAD);
         writeBlockEndHeader(out, writerId, framed, framed);
-        writeEvents(out, events);
+        out.writeEventFrames(events, framed);
         out.writeInt(events.size());
         out.writeLong(lastEventNumber);
         out.writeLong(requestId);
@@ -84,12 +84,6 @@ public final class AppendEncoder {
             throw new IllegalArgumentException("append of " + framed + " bytes exceeds the frame limit");
         }
         return (int) framed;
-    }
-
-    private static void writeEvents(WireOutput out, List<ByteBuffer> events) {
-        for (int i = 0, n = events.size(); i < n; i++) {
-            out.writeEventFrame(events.get(i));
-        }
     }
 
     /** Writes AppendBlockEnd's header through the data length field; the caller writes data and the tail. */

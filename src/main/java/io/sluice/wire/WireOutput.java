@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -169,6 +170,44 @@ public final class WireOutput {
             payload.get(payload.position(), a, p + 8, n);
         }
         buf.position(buf.position() + 8 + n);
+    }
+
+    /**
+     * Writes an event frame for each buffer of {@code payloads}, in order: the same bytes as
+     * {@link #writeEventFrame} called for each, with one capacity check and one position update for the lot (an
+     * append block's events are written in one pass over the backing array).
+     *
+     * @param payloads the events' bytes, each from position to limit (positions do not move)
+     * @param framedBytes the bytes the frames take: the sum of {@code 8 + remaining()} over {@code payloads}
+     * @throws IllegalArgumentException if {@code framedBytes} is not that sum
+     */
+    public void writeEventFrames(List<ByteBuffer> payloads, int framedBytes) {
+        ensure(framedBytes);
+        byte[] a = buf.array();
+        int base = buf.arrayOffset();
+        int start = base + buf.position();
+        int end = start + framedBytes;
+        int p = start;
+        for (int i = 0, count = payloads.size(); i < count; i++) {
+            ByteBuffer payload = payloads.get(i);
+            int n = payload.remaining();
+            if (n > end - p - 8) {
+                throw new IllegalArgumentException("event frames take more than the " + framedBytes + " bytes announced");
+            }
+            INT_BE.set(a, p, 0);
+            INT_BE.set(a, p + 4, n);
+            if (payload.hasArray()) {
+                System.arraycopy(payload.array(), payload.arrayOffset() + payload.position(), a, p + 8, n);
+            } else {
+                payload.get(payload.position(), a, p + 8, n);
+            }
+            p += 8 + n;
+        }
+        if (p != end) {
+            throw new IllegalArgumentException("event frames take " + (p - start) + " bytes, not the " + framedBytes
+                    + " announced");
+        }
+        buf.position(p - base);
     }
 
     /** Writes {@code len} bytes of {@code src} starting at {@code off}. */

@@ -67,4 +67,25 @@ class EventFramesTest {
         assertThatThrownBy(() -> EventFrames.count(b)).isInstanceOf(InvalidWireCommandException.class)
                 .hasMessageContaining("negative length -5");
     }
+    @Test
+    void writingEventFramesInOnePassEqualsWritingThemOneByOne() {
+        ByteBuffer direct = ByteBuffer.allocateDirect(3).put(new byte[] {7, 8, 9}).flip();
+        ByteBuffer offset = ByteBuffer.wrap("xxpayloadyy".getBytes(StandardCharsets.UTF_8), 2, 7).slice();
+        List<ByteBuffer> payloads = List.of(ByteBuffer.wrap(new byte[0]), direct,
+                ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)).asReadOnlyBuffer(), offset);
+        WireOutput one = new WireOutput(16);
+        one.writeInt(42);
+        payloads.forEach(one::writeEventFrame);
+        WireOutput pass = new WireOutput(16);
+        pass.writeInt(42);
+        pass.writeEventFrames(payloads, 4 * 8 + 3 + 5 + 7);
+        assertThat(pass.toByteArray()).isEqualTo(one.toByteArray());
+        assertThat(payloads).allMatch(p -> p.position() == 0);
+
+        WireOutput wrong = new WireOutput(16);
+        assertThatThrownBy(() -> wrong.writeEventFrames(payloads, 4 * 8 + 3 + 5 + 6))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
+        assertThatThrownBy(() -> wrong.writeEventFrames(payloads, 4 * 8 + 3 + 5 + 8))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
+    }
 }
