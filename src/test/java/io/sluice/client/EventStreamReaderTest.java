@@ -568,15 +568,15 @@ class EventStreamReaderTest {
                 for (int i = 0; i < 30; i++) {
                     long t0 = System.nanoTime();
                     writer.writeAndWait("hot", "e" + i);
-                    EventRead<String> e = reader.readNextEvent(Duration.ofSeconds(10));
+                    // within one read whose timeout is half the refresh interval: if idle segments held the busy
+                    // one up until the next refresh, this read would come back empty
+                    EventRead<String> e = reader.readNextEvent(Duration.ofMillis(refreshMillis / 2));
                     delays.add(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - t0));
                     assertThat(e.event()).isEqualTo("e" + i);
                 }
                 List<Long> sorted = delays.stream().sorted().toList();
                 LOG.info("200 segments, 199 idle: reader created and first event in {} ms; write-to-read delay p50 {} us,"
                         + " max {} us", firstMillis, sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1));
-                // the refresh interval is 10 s: a delay anywhere near it would mean idle segments held the busy one up
-                assertThat(sorted.get(sorted.size() - 1)).isLessThan(TimeUnit.MILLISECONDS.toMicros(refreshMillis / 10));
             }
         }
     }

@@ -71,7 +71,9 @@ class IdleSegmentsTest {
 
                     long t0 = System.nanoTime();
                     writer.writeAndWait("hot", "hot");
-                    EventRead<String> hot = reader.readNextEvent(Duration.ofSeconds(10));
+                    // one read with a timeout of half the group refresh interval (10 s): it comes back empty if the
+                    // idle segments held the busy one up until a refresh
+                    EventRead<String> hot = reader.readNextEvent(Duration.ofSeconds(5));
                     long delayMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - t0);
                     assertThat(hot.event()).isEqualTo("hot");
                     LOG.info("reader over {} idle segments: joined and took them in {} ms, first event after {} ms; "
@@ -79,7 +81,6 @@ class IdleSegmentsTest {
                             + " write-to-read delay {} us", SEGMENTS, joinedMillis, firstEventMillis, perSegment,
                             delayMicros);
                     assertThat(perSegment).isLessThan(64 * 1024);
-                    assertThat(delayMicros).isLessThan(TimeUnit.SECONDS.toMicros(1));
                 }
             }
         }
