@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import io.sluice.controller.ControllerClient;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.errors.AlreadyExistsException;
 import io.sluice.errors.AuthenticationException;
@@ -29,13 +28,14 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * A command that talks to the controller: builds the client configuration from {@link ControllerOptions}, opens the
- * client with {@link Main}'s {@link ControllerClientFactory}, runs {@link #execute}, prints the {@link Result} as text
- * or JSON, and turns failures into one line on standard error (plus a JSON error object on standard output with
- * {@code --json}) and exit status 1. Bad arguments found before the controller is contacted are usage errors (exit
- * status 2). One instance runs one command on one thread.
+ * A command that connects to a Pravega controller (and perhaps its segment stores): builds the client configuration
+ * from {@link ControllerOptions}, connects and runs the command ({@link #connectAndExecute}, see
+ * {@link ControllerCommand} and {@link ClientCommand}), prints the {@link Result} as text or JSON, and turns failures
+ * into one line on standard error (plus a JSON error object on standard output with {@code --json}) and exit status
+ * 1. Bad arguments found before connecting are usage errors (exit status 2). One instance runs one command on one
+ * thread.
  */
-abstract class ControllerCommand implements Callable<Integer> {
+abstract class ConnectedCommand implements Callable<Integer> {
     /** Exit status of a command that failed. */
     static final int FAILED = 1;
 
@@ -45,23 +45,35 @@ abstract class ControllerCommand implements Callable<Integer> {
     @Mixin
     ControllerOptions options;
 
-    /** The configuration in use while {@link #execute} runs. */
+    /** The configuration in use while {@link #connectAndExecute} runs. */
     ControllerClientConfig config;
 
     /**
-     * What a command produced: the JSON object for {@code --json}, and the lines of text otherwise.
+     * What a command produced: the JSON object for {@code --json}, the lines of text otherwise, and the exit status.
      *
-     * @param json the JSON object (insertion-ordered)
+     * @param json the JSON object (insertion-ordered), or {@code null} when the command printed its output as it went
      * @param lines the text, one entry per line (may be empty)
+     * @param status the exit status: 0, or {@link #FAILED} when the command ran but found a failure it reported in
+     *     its output (e.g. a workload whose verification failed)
      */
-    record Result(Map<String, Object> json, List<String> lines) {
+    record Result(Map<String, Object> json, List<String> lines, int status) {
         Result {
             lines = List.copyOf(lines);
         }
 
-        /** @return a result of one line of text */
+        /** A successful result. */
+        Result(Map<String, Object> json, List<String> lines) {
+            this(json, lines, 0);
+        }
+
+        /** @return a successful result of one line of text */
         static Result of(Map<String, Object> json, String line) {
             return new Result(json, List.of(line));
+        }
+
+        /** @return the result of a command that printed its output as it went */
+        static Result printed() {
+            return new Result(null, List.of());
         }
     }
 
@@ -74,25 +86,13 @@ abstract class ControllerCommand implements Callable<Integer> {
     }
 
     /**
-     * Does the work. Blocks on the controller (and segment stores).
+     * Connects, does the work and disconnects. Blocks on the controller (and segment stores).
      *
-     * @param controller the client; closed by the caller
+     * @param main the command line, which says how to connect
      * @return what to print
      * @throws RuntimeException any failure; its message is shown to the user
      */
-    abstract Result execute(ControllerClient controller);
-
-    /**
-     * Gives a failure a more useful message before it is reported (e.g. a missing stream whose scope is missing).
-     * The default returns {@code failure}. Must not throw.
-     *
-     * @param failure what {@link #execute} threw
-     * @param controller the client, still open
-     * @return the failure to report
-     */
-    RuntimeException refine(RuntimeException failure, ControllerClient controller) {
-        return failure;
-    }
+    abstract Result connectAndExecute(Main main);
 
     @Override
     public final Integer call() {
@@ -103,30 +103,35 @@ abstract class ControllerCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        PrintWriter out = spec.commandLine().getOut();
         Result result;
-        try (ControllerClient controller = main.controllers().open(config)) {
-            try {
-                result = execute(controller);
-            } catch (RuntimeException e) {
-                throw refine(e, controller);
-            }
+        try {
+            result = connectAndExecute(main);
         } catch (RuntimeException e) {
             return fail(e);
         }
-        if (options.json) {
+        return print(spec, result, options.json);
+    }
+
+    /**
+     * Prints a result as text, or as one line of JSON.
+     *
+     * @param spec the command, whose standard output is used
+     * @param result what to print ({@link Result#printed()} prints nothing)
+     * @param json whether to print the JSON object instead of the text
+     * @return the result's exit status
+     */
+    static int print(CommandSpec spec, Result result, boolean json) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (json && result.json() != null) {
             out.println(JsonWriter.write(result.json()));
-        } else {
+        } else if (!json) {
             result.lines().forEach(out::println);
         }
         out.flush();
-        return 0;
+        return result.status();
     }
 
     private int fail(RuntimeException e) {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        String code = code(e);
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         if (e instanceof RetriesExhaustedException || e instanceof RetriableException) {
             message = "the controller at " + config.controllerUri() + " is not available: " + message;
@@ -139,14 +144,31 @@ abstract class ControllerCommand implements Callable<Integer> {
                 message += " (" + root.getMessage() + ")";
             }
         }
+        return fail(spec, e, message, options.json, options.verbose);
+    }
+
+    /**
+     * Reports a failure: one line naming the command on standard error (with the stack trace if {@code verbose}),
+     * and with {@code json} the error object {@code {"error":{"code":...,"message":...}}} on standard output.
+     *
+     * @param spec the command
+     * @param failure what failed
+     * @param message what to tell the user
+     * @param json whether to print the JSON error object too
+     * @param verbose whether to print the stack trace
+     * @return {@link #FAILED}
+     */
+    static int fail(CommandSpec spec, Throwable failure, String message, boolean json, boolean verbose) {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         err.println(spec.qualifiedName() + ": " + message);
-        if (options.verbose) {
-            e.printStackTrace(err);
+        if (verbose) {
+            failure.printStackTrace(err);
         }
         err.flush();
-        if (options.json) {
+        if (json) {
             Map<String, Object> error = new LinkedHashMap<>();
-            error.put("code", code);
+            error.put("code", code(failure));
             error.put("message", message);
             out.println(JsonWriter.write(Map.of("error", error)));
             out.flush();
