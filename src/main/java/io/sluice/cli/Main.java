@@ -21,7 +21,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Sluice: a Pravega client on virtual threads, with an embedded Pravega-compatible server.",
-        subcommands = {ServerCommand.class, ScopeCommands.class, StreamCommands.class, WireTool.class})
+        subcommands = {DemoCommand.class, ServerCommand.class, ScopeCommands.class, StreamCommands.class,
+            EventCommands.Write.class, EventCommands.Read.class, BenchCommand.class, WireTool.class})
 public final class Main implements Runnable {
     /** The exit-status paragraph of the help of every controller command. */
     static final String EXIT_STATUS = "%nExit status: 0 success, 1 failure (standard error names what failed; with "
