@@ -34,8 +34,10 @@ import picocli.CommandLine.Spec;
  * into one line on standard error (plus a JSON error object on standard output with {@code --json}) and exit status
  * 1. Bad arguments found before connecting are usage errors (exit status 2). One instance runs one command on one
  * thread.
+ *
+ * @param <C> what the command connects: a controller client, or a whole client
  */
-abstract class ConnectedCommand implements Callable<Integer> {
+abstract class ConnectedCommand<C> implements Callable<Integer> {
     /** Exit status of a command that failed. */
     static final int FAILED = 1;
 
@@ -86,13 +88,48 @@ abstract class ConnectedCommand implements Callable<Integer> {
     }
 
     /**
-     * Connects, does the work and disconnects. Blocks on the controller (and segment stores).
+     * Connects as {@link #config} says, runs {@link #executeAndRefine} with the connection, and disconnects.
      *
      * @param main the command line, which says how to connect
      * @return what to print
      * @throws RuntimeException any failure; its message is shown to the user
      */
     abstract Result connectAndExecute(Main main);
+
+    /**
+     * Does the work. Blocks on the controller (and segment stores).
+     *
+     * @param connection the connection; closed by the caller
+     * @return what to print
+     * @throws RuntimeException any failure; its message is shown to the user
+     */
+    abstract Result execute(C connection);
+
+    /**
+     * Gives a failure a more useful message before it is reported (e.g. a missing stream whose scope is missing).
+     * The default returns {@code failure}. Must not throw.
+     *
+     * @param failure what {@link #execute} threw
+     * @param connection the connection, still open
+     * @return the failure to report
+     */
+    RuntimeException refine(RuntimeException failure, C connection) {
+        return failure;
+    }
+
+    /**
+     * Runs {@link #execute}, and {@link #refine} if it fails.
+     *
+     * @param connection the open connection
+     * @return what to print
+     */
+    final Result executeAndRefine(C connection) {
+        try {
+            return execute(connection);
+        } catch (RuntimeException e) {
+            throw refine(e, connection);
+        }
+    }
 
     @Override
     public final Integer call() {
