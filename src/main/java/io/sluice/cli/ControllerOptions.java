@@ -5,6 +5,10 @@ import java.time.Duration;
 import java.util.function.Function;
 
 import io.sluice.auth.BasicCredentials;
+import io.sluice.client.ClientConfig;
+import io.sluice.connection.ConnectionConfig;
+import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.TlsConfig;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.controller.ControllerUri;
 import picocli.CommandLine.ITypeConverter;
@@ -22,6 +26,8 @@ final class ControllerOptions {
     static final String ENV_USER = "SLUICE_USER";
     /** Environment variable with the password for Basic authentication. */
     static final String ENV_PASSWORD = "SLUICE_PASSWORD";
+    /** The longest a command waits for one connection to a segment store. */
+    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     /** The controller when neither {@code --controller} nor {@value #ENV_CONTROLLER} says otherwise. */
     static final String DEFAULT_CONTROLLER = "tcp://127.0.0.1:9090";
 
@@ -103,5 +109,34 @@ final class ControllerOptions {
             throw new IllegalArgumentException("--password needs a user: give --user or set $" + ENV_USER);
         }
         return b.build();
+    }
+
+    /**
+     * @param controller a configuration from {@link #config}
+     * @return the settings of segment-store connections: {@code operationTimeout} bounds connects (at most 10 s)
+     */
+    static ConnectionConfig connections(ControllerClientConfig controller) {
+        Duration timeout = controller.operationTimeout();
+        return ConnectionConfig.DEFAULT.withConnectTimeout(timeout.compareTo(MAX_CONNECT_TIMEOUT) < 0 ? timeout
+                : MAX_CONNECT_TIMEOUT);
+    }
+
+    /**
+     * @param controller a configuration from {@link #config}
+     * @return TLS for segment-store connections as the controller URI's scheme and the trust settings say, or
+     *     {@code null} for plain TCP
+     */
+    static TlsConfig segmentStoreTls(ControllerClientConfig controller) {
+        return controller.controllerUri().tls()
+                ? new TlsConfig(controller.trustStore().orElse(null), null, controller.validateHostname()) : null;
+    }
+
+    /**
+     * @param controller a configuration from {@link #config}
+     * @return the configuration of a {@link io.sluice.client.SluiceClient} for the same cluster
+     */
+    static ClientConfig clientConfig(ControllerClientConfig controller) {
+        return new ClientConfig(controller, connections(controller), segmentStoreTls(controller),
+                ConnectionPool.DEFAULT_MAX_CONNECTIONS_PER_ENDPOINT);
     }
 }

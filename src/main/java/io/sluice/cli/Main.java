@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.Objects;
@@ -20,7 +21,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Sluice: a Pravega client on virtual threads, with an embedded Pravega-compatible server.",
-        subcommands = {ServerCommand.class, ScopeCommands.class, StreamCommands.class, WireTool.class})
+        subcommands = {DemoCommand.class, ServerCommand.class, ScopeCommands.class, StreamCommands.class,
+            EventCommands.Write.class, EventCommands.Read.class, BenchCommand.class, WireTool.class})
 public final class Main implements Runnable {
     /** The exit-status paragraph of the help of every controller command. */
     static final String EXIT_STATUS = "%nExit status: 0 success, 1 failure (standard error names what failed; with "
@@ -33,10 +35,14 @@ public final class Main implements Runnable {
 
     private final ControllerClientFactory controllers;
     private final Function<String, String> environment;
+    private final InputStream stdin;
 
-    /** The command line as {@code ./sluice} runs it: gRPC to the controller, the process environment. */
+    /**
+     * The command line as {@code ./sluice} runs it: gRPC to the controller, the process environment, the process's
+     * standard input.
+     */
     public Main() {
-        this(ControllerClientFactory.GRPC, System::getenv);
+        this(ControllerClientFactory.GRPC, System::getenv, System.in);
     }
 
     /**
@@ -46,8 +52,20 @@ public final class Main implements Runnable {
      * @param environment looks up environment variables ({@code null} for unset)
      */
     Main(ControllerClientFactory controllers, Function<String, String> environment) {
+        this(controllers, environment, System.in);
+    }
+
+    /**
+     * A command line with another way to reach the controller, another environment and another standard input.
+     *
+     * @param controllers opens controller clients
+     * @param environment looks up environment variables ({@code null} for unset)
+     * @param stdin what commands read as standard input (e.g. {@code write}); not closed
+     */
+    Main(ControllerClientFactory controllers, Function<String, String> environment, InputStream stdin) {
         this.controllers = Objects.requireNonNull(controllers, "controllers");
         this.environment = Objects.requireNonNull(environment, "environment");
+        this.stdin = Objects.requireNonNull(stdin, "stdin");
     }
 
     /** @return how commands open controller clients */
@@ -58,6 +76,11 @@ public final class Main implements Runnable {
     /** @return how commands read environment variables */
     Function<String, String> environment() {
         return environment;
+    }
+
+    /** @return what commands read as standard input */
+    InputStream stdin() {
+        return stdin;
     }
 
     /**
@@ -97,6 +120,19 @@ public final class Main implements Runnable {
     }
 
     /**
+     * Runs the command line with the given standard input and output (for tests and embedding).
+     *
+     * @param in standard input (e.g. the lines {@code write} writes); not closed
+     * @param out standard output
+     * @param err standard error
+     * @param args the arguments
+     * @return the exit status
+     */
+    public static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
+        return run(new Main(ControllerClientFactory.GRPC, System::getenv, in), out, err, args);
+    }
+
+    /**
      * Runs the command line of {@code main} with its output going to the given writers (tests).
      *
      * @return the exit status
@@ -133,13 +169,17 @@ public final class Main implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /** @return Sluice's version from the jar's manifest, or {@code (development build)} */
+    static String version() {
+        String v = Main.class.getPackage().getImplementationVersion();
+        return v == null ? "(development build)" : v;
+    }
+
     /** Reports the version from the jar's manifest. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"sluice " + (v == null ? "(development build)" : v)
-                    + ", wire version " + io.sluice.wire.WireProtocol.WIRE_VERSION};
+            return new String[] {"sluice " + version() + ", wire version " + io.sluice.wire.WireProtocol.WIRE_VERSION};
         }
     }
 }

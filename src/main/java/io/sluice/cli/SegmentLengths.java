@@ -1,6 +1,5 @@
 package io.sluice.cli;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,8 +27,6 @@ import io.sluice.wire.StreamSegmentInfo;
  * One instance per command; confined to its thread; {@link #close()} closes the connections.
  */
 final class SegmentLengths implements AutoCloseable {
-    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
-
     private final ControllerClient controller;
     private final ConnectionPool pool;
     private final RawClient raw;
@@ -41,16 +38,10 @@ final class SegmentLengths implements AutoCloseable {
      */
     SegmentLengths(ControllerClient controller, ControllerClientConfig config) {
         this.controller = controller;
-        Duration connect = config.operationTimeout().compareTo(MAX_CONNECT_TIMEOUT) < 0 ? config.operationTimeout()
-                : MAX_CONNECT_TIMEOUT;
-        ConnectionConfig connections = ConnectionConfig.DEFAULT.withConnectTimeout(connect);
-        ConnectionFactory factory;
-        if (config.controllerUri().tls()) {
-            TlsConfig tls = new TlsConfig(config.trustStore().orElse(null), null, config.validateHostname());
-            factory = new TlsConnectionFactory(connections, tls);
-        } else {
-            factory = new TcpConnectionFactory(connections);
-        }
+        ConnectionConfig connections = ControllerOptions.connections(config);
+        TlsConfig tls = ControllerOptions.segmentStoreTls(config);
+        ConnectionFactory factory = tls == null ? new TcpConnectionFactory(connections)
+                : new TlsConnectionFactory(connections, tls);
         this.pool = new ConnectionPool(factory, 1, ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION);
         this.raw = new RawClient(pool);
     }

@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -128,7 +129,8 @@ final class ServerCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException {
-            String password = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            InputStream in = ((Main) spec.root().userObject()).stdin();
+            String password = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
             if (password == null || password.isEmpty()) {
                 spec.commandLine().getErr().println("sluice server password-entry: no password on standard input");
                 return 1;

@@ -66,6 +66,29 @@ final class StreamCommands {
         }
     }
 
+    /**
+     * Reports a missing stream whose scope is missing as the missing scope (the more useful message). Does not throw.
+     *
+     * @param failure what the command threw
+     * @param stream the stream the command is about
+     * @param controller the client, still open (asked whether the scope exists)
+     * @return the failure to report
+     */
+    static RuntimeException missingScope(RuntimeException failure, ScopedStream stream, ControllerClient controller) {
+        if (failure instanceof NoSuchStreamException) {
+            try {
+                if (!controller.scopeExists(stream.scope())) {
+                    RuntimeException scope = ProtoMapper.noSuchScope(stream.scope());
+                    scope.initCause(failure);
+                    return scope;
+                }
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        return failure;
+    }
+
     /** A command about one stream; reports a missing stream of a missing scope as the missing scope. */
     abstract static class StreamCommand extends ControllerCommand {
         @Parameters(index = "0", paramLabel = "SCOPE/STREAM", converter = StreamConverter.class,
@@ -74,18 +97,7 @@ final class StreamCommands {
 
         @Override
         RuntimeException refine(RuntimeException failure, ControllerClient controller) {
-            if (failure instanceof NoSuchStreamException) {
-                try {
-                    if (!controller.scopeExists(stream.scope())) {
-                        RuntimeException scope = ProtoMapper.noSuchScope(stream.scope());
-                        scope.initCause(failure);
-                        return scope;
-                    }
-                } catch (RuntimeException e) {
-                    failure.addSuppressed(e);
-                }
-            }
-            return failure;
+            return missingScope(failure, stream, controller);
         }
 
         /**

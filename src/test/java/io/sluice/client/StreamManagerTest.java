@@ -11,7 +11,9 @@ import io.sluice.errors.PreconditionFailedException;
 import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
+import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
+import io.sluice.stream.ScopedStream;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
@@ -57,6 +59,18 @@ class StreamManagerTest {
         assertThat(streams.streamInfo("shop", "orders").sealed()).isTrue();
         assertThat(streams.deleteStream("shop", "orders")).isTrue();
         assertThat(streams.streamExists("shop", "orders")).isFalse();
+    }
+
+    @Test
+    void streamsOfAScopeWithAReaderGroupCanBeListed() {
+        streams.createScope("shop");
+        streams.createStream("shop", "orders", StreamConfiguration.builder().build());
+        client.readerGroupManager("shop").createReaderGroup("billing", ReaderGroupConfig.builder()
+                .stream(ScopedStream.of("shop", "orders")).build()).close();
+        // the controller lists the group's state stream and its watermark stream _MARK_RGbilling, as Pravega's does
+        assertThat(client.controller().listStreams("shop")).extracting(ScopedStream::name)
+                .contains("orders", "_RGbilling", "_MARK_RGbilling");
+        assertThat(streams.listStreams("shop")).containsExactly("orders");
     }
 
     @Test
