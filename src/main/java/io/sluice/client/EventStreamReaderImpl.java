@@ -37,6 +37,7 @@ import io.sluice.connection.ReplyErrors;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.SegmentSuccessors;
 import io.sluice.errors.DeadlineExceededException;
+import io.sluice.errors.EventDeserializationException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.RetriableException;
 import io.sluice.errors.SegmentTruncatedException;
@@ -293,9 +294,14 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                     signal(o);
                 }
                 tracker.advance(o.slot, e.nextOffset());
-                T event = serializer.deserialize(e.payload());
-                return new EventRead<>(event, tracker.position(), new EventPointer(o.segment, e.offset(),
-                        e.framedLength()), null, false);
+                EventPointer pointer = new EventPointer(o.segment, e.offset(), e.framedLength());
+                T event;
+                try {
+                    event = serializer.deserialize(e.payload());
+                } catch (RuntimeException bad) {
+                    throw new EventDeserializationException(pointer, bad);
+                }
+                return new EventRead<>(event, tracker.position(), pointer, null, false);
             }
             if (o.reader.isFinished()) {
                 completeSegment(o);

@@ -2,7 +2,9 @@ package io.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,6 +30,7 @@ import io.sluice.common.Deadline;
 import io.sluice.controller.ControllerClient;
 import io.sluice.errors.AlreadyExistsException;
 import io.sluice.errors.DeadlineExceededException;
+import io.sluice.errors.EventDeserializationException;
 import io.sluice.errors.NoSuchStreamException;
 import io.sluice.errors.PreconditionFailedException;
 import io.sluice.errors.SegmentTruncatedException;
@@ -44,6 +47,7 @@ import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
+import io.sluice.stream.Serializer;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
@@ -649,6 +653,45 @@ class EventStreamReaderTest {
                             s -> s, s -> server.segmentStore().segmentInfo(s.qualifiedName()).orElseThrow().length()),
                             StreamCut::of)));
             assertThatThrownBy(() -> reader.fetchEvent(some)).isInstanceOf(SegmentTruncatedException.class);
+        }
+    }
+
+    @Test
+    void anEventTheSerializerRejectsIsReportedWithItsPointerAndReadingGoesOn() {
+        createStream(1);
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            writer.write("k", "before");
+            writer.write("k", "poison");
+            writer.write("k", "after");
+            writer.flush();
+        }
+        Serializer<String> picky = new Serializer<>() {
+            @Override
+            public ByteBuffer serialize(String value) {
+                return Serializers.utf8().serialize(value);
+            }
+
+            @Override
+            public String deserialize(ByteBuffer bytes) {
+                String s = Serializers.utf8().deserialize(bytes);
+                if (s.equals("poison")) {
+                    throw new IllegalArgumentException("cannot parse " + s);
+                }
+                return s;
+            }
+        };
+        groups.createReaderGroup("g", fastGroup().build()).close();
+        groups.createReaderGroup("g2", fastGroup().build()).close();
+        try (EventStreamReader<String> reader = client.newReader(STREAM.scope(), "g", "r", picky)) {
+            assertThat(reader.readNextEvent(Duration.ofSeconds(10)).event()).isEqualTo("before");
+            EventDeserializationException bad = catchThrowableOfType(EventDeserializationException.class,
+                    () -> reader.readNextEvent(Duration.ofSeconds(10)));
+            assertThat(bad).hasMessageContaining("cannot parse poison").hasMessageContaining(bad.pointer().toString())
+                    .hasCauseInstanceOf(IllegalArgumentException.class);
+            try (EventStreamReader<String> other = reader("g2", "r")) {
+                assertThat(other.fetchEvent(bad.pointer())).isEqualTo("poison");
+            }
+            assertThat(reader.readNextEvent(Duration.ofSeconds(10)).event()).isEqualTo("after");
         }
     }
 
