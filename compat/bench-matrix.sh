@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The benchmark matrix of docs/benchmarks.md, in one sitting: Sluice's client (`./sluice bench`) and the official
+# Pravega 0.13 client (`compat/official-client.sh bench`) with the same workload against
+#   sluice-mem    ./sluice server --in-memory
+#   sluice-fsync  ./sluice server --data-dir DIR (fsync before every acknowledgement, the default)
+#   pravega       the real Pravega 0.13 standalone (compat/pravega-standalone.sh; it keeps data in memory)
+# and, per server, the time from start to ready and the resident memory once idle.
+#
+#   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--rounds N]
+#                          [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
+#
+# Each round runs both clients once per server, alternating which goes first; the table shows the median over the
+# rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). Needs the ports 19000-19002,
+# 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+cd "$repo"
+
+events=100000 size=100 segments=4 readers=2 rounds=3
+servers=sluice-mem,sluice-fsync,pravega
+out=target/bench-matrix
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --events) events=$2; shift 2 ;;
+    --size) size=$2; shift 2 ;;
+    --segments) segments=$2; shift 2 ;;
+    --readers) readers=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --servers) servers=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench-matrix: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+rm -f "$out"/*.json "$out"/*.log
+
+say() { echo "bench-matrix: $*" >&2; }
+now_ms() { date +%s%3N; }
+rss_mib() { awk '/VmRSS/ {printf "%d", $2 / 1024}' "/proc/$1/status"; }
+
+# one JSON number: json_num FILE SECTION KEY (SECTION "" for a top-level key)
+json_num() {
+  local text
+  text=$(cat "$1")
+  if [ -n "$2" ]; then
+    text=$(grep -o "\"$2\":{[^}]*}" <<<"$text" || true)
+  fi
+  grep -o "\"$3\":[0-9.eE+-]*" <<<"$text" | head -n 1 | cut -d: -f2
+}
+json_ok() { grep -q '"verify":{"ok":true' "$1"; }
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else printf "%d\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+server_pid=""
+server_kind=""
+stop_server() {
+  case "$server_kind" in
+    pravega) compat/pravega-standalone.sh stop >&2 || true ;;
+    sluice-*) if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi ;;
+  esac
+  server_pid="" server_kind=""
+}
+trap stop_server EXIT
+
+controller=""
+started=""
+start_server() { # kind -> sets controller and started="ready_ms rss_mib"
+  local kind=$1 t0 ready rf data
+  server_kind=$kind
+  t0=$(now_ms)
+  case "$kind" in
+    sluice-mem|sluice-fsync)
+      rf="$out/ready-$kind"
+      rm -f "$rf"
+      if [ "$kind" = sluice-mem ]; then
+        set -- --in-memory --controller-port 19010 --segment-store-port 19011
+        controller=tcp://127.0.0.1:19010
+      else
+        data="$out/data"
+        rm -rf "$data"
+        set -- --data-dir "$data" --controller-port 19020 --segment-store-port 19021
+        controller=tcp://127.0.0.1:19020
+      fi
+      ./sluice server "$@" --ready-file "$rf" >"$out/server-$kind.log" 2>&1 &
+      server_pid=$!
+      while [ ! -f "$rf" ]; do
+        kill -0 "$server_pid" 2>/dev/null || { say "$kind exited; its log:"; cat "$out/server-$kind.log" >&2; exit 1; }
+        sleep 0.01
+      done
+      ready=$(( $(now_ms) - t0 ))
+      sleep 2
+      started="$ready $(rss_mib "$server_pid")"
+      ;;
+    pravega)
+      compat/pravega-standalone.sh stop >&2 || true
+      compat/pravega-standalone.sh start --port-base 19000 >&2
+      ready=$(( $(now_ms) - t0 ))
+      controller=tcp://127.0.0.1:19002
+      sleep 2
+      started="$ready $(rss_mib "$(cat compat/target/run/pravega.pid)")"
+      ;;
+  esac
+}
+
+run_client() { # client server round
+  local client=$1 server=$2 round=$3 f="$out/$2-$1-$3.json"
+  case "$client" in
+    sluice) ./sluice bench --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
+              --readers "$readers" --json >"$f" 2>"${f%.json}.log" || true ;;
+    official) compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
+              --segments "$segments" --readers "$readers" >"$f" 2>"${f%.json}.log" || true ;;
+  esac
+  if [ -s "$f" ] && json_ok "$f"; then
+    say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us"
+  else
+    say "$server $client round $round: FAILED (see ${f%.json}.log)"
+  fi
+}
+
+./sluice --version >/dev/null   # builds the jar first if needed, outside every measurement
+compat/official-client.sh build >/dev/null
+declare -A startup
+IFS=, read -r -a kinds <<<"$servers"
+for kind in "${kinds[@]}"; do
+  say "server $kind"
+  start_server "$kind"
+  startup[$kind]=$started
+  for round in $(seq 1 "$rounds"); do
+    if [ $((round % 2)) = 1 ]; then order="official sluice"; else order="sluice official"; fi
+    for client in $order; do
+      run_client "$client" "$kind" "$round"
+    done
+  done
+  stop_server
+done
+
+col() { # server client section key -> median over the rounds that verified
+  local f
+  for f in "$out/$1-$2-"*.json; do
+    [ -s "$f" ] && json_ok "$f" && json_num "$f" "$3" "$4"
+  done | awk '{printf "%d\n", $1}' | median
+}
+fails() { local n=0 f; for f in "$out/$1-$2-"*.json; do { [ -s "$f" ] && json_ok "$f"; } || n=$((n + 1)); done; echo $n; }
+
+echo
+echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events events x $size B," \
+  "$segments segments, $readers readers; median of $rounds rounds"
+echo
+echo "| server | ready ms | idle RSS MiB | client | write ev/s | read ev/s | p50 us | p99 us | failed runs |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
+for kind in "${kinds[@]}"; do
+  read -r ready rss <<<"${startup[$kind]}"
+  for client in official sluice; do
+    echo "| $kind | $ready | $rss | $client | $(col "$kind" $client write events_per_s) | $(col "$kind" $client read events_per_s) |" \
+      "$(col "$kind" $client latency p50_us) | $(col "$kind" $client latency p99_us) | $(fails "$kind" $client) |"
+  done
+done
