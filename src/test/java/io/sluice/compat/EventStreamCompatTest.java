@@ -1,0 +1,199 @@
+package io.sluice.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import com.google.common.hash.Hashing;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.admin.ReaderGroup;
+import io.sluice.admin.StreamManager;
+import io.sluice.client.SluiceClient;
+import io.sluice.common.Deadline;
+import io.sluice.common.KeyHash;
+import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.TcpConnectionFactory;
+import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentReader;
+import io.sluice.stream.EventStreamReader;
+import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.ReaderGroupConfig;
+import io.sluice.stream.ScalingPolicy;
+import io.sluice.stream.ScopedStream;
+import io.sluice.stream.SegmentRange;
+import io.sluice.stream.Serializers;
+import io.sluice.stream.StreamConfiguration;
+
+/**
+ * Sluice's event writer and readers against the REAL Pravega 0.13: 100,000 events with routing keys through a
+ * reader group of three readers (count, content, per-key order, no duplicates), and non-ASCII routing keys placed
+ * on exactly the segment the official Java client would choose, checked by reading every segment on its own.
+ */
+@CompatTest
+@Timeout(300)
+class EventStreamCompatTest {
+    private static final Logger LOG = LoggerFactory.getLogger(EventStreamCompatTest.class);
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
+
+    private static String scope;
+    private static SluiceClient client;
+    private static StreamManager streams;
+    private static ExecutorService threads;
+
+    @BeforeAll
+    static void connect() {
+        scope = RealPravega.uniqueName("compat-events");
+        client = SluiceClient.connect(RealPravega.controllerUri().toString());
+        streams = client.streamManager();
+        assertThat(streams.createScope(scope)).isTrue();
+        threads = Executors.newVirtualThreadPerTaskExecutor();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        if (threads != null) {
+            threads.shutdownNow();
+        }
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Test
+    void aHundredThousandEventsThroughThreeReaders() throws Exception {
+        int keys = 100;
+        int perKey = 1000;
+        KeyedEvents events = KeyedEvents.ascii(keys);
+        ScopedStream stream = ScopedStream.of(scope, "hundred-k");
+        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(6)).build())).isTrue();
+        KeyedEvents.Log log = new KeyedEvents.Log();
+        try (ReaderGroup group = client.readerGroupManager(scope).createReaderGroup("three", ReaderGroupConfig
+                .builder().stream(stream).groupRefreshTimeMillis(500).automaticCheckpointIntervalMillis(2000)
+                .build())) {
+            List<EventStreamReader<String>> readers = new ArrayList<>();
+            List<Future<Integer>> counts = new ArrayList<>();
+            for (String id : List.of("r1", "r2", "r3")) {
+                EventStreamReader<String> reader = client.newReader(scope, "three", id, Serializers.utf8());
+                readers.add(reader);
+                counts.add(threads.submit(() -> KeyedEvents.drain(reader, log, READ_TIMEOUT)));
+            }
+            long t0 = System.nanoTime();
+            try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+                events.write(writer, 0, perKey);
+                writer.flush();
+            }
+            long written = System.nanoTime();
+            streams.sealStream(scope, stream.name());
+            for (Future<Integer> count : counts) {
+                assertThat(count.get(READ_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS)).as("every reader read a share")
+                        .isPositive();
+            }
+            LOG.info("100,000 events: written in {} ms, read by 3 readers {} ms later", 
+                    TimeUnit.NANOSECONDS.toMillis(written - t0), TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
+                            - written));
+            events.assertExactlyOnceInOrder(log.events(), 0, perKey);
+            assertThat(group.onlineReaders()).containsExactlyInAnyOrder("r1", "r2", "r3");
+            readers.forEach(EventStreamReader::close);
+            assertThat(group.onlineReaders()).isEmpty();
+        }
+        assertThat(client.readerGroupManager(scope).deleteReaderGroup("three")).isTrue();
+    }
+
+    /** Routing keys beyond ASCII: Cyrillic, CJK, surrogate pairs, combining marks, NUL, long and mixed keys. */
+    private static final List<String> NON_ASCII_KEYS = List.of("ключ", "键", "🔑", "é", "e\u0301", "😀", "Ünïcödé",
+            "日本語のキー", "🔑🔑", "key-ключ-键-🔑", "ключ-".repeat(9), "a\u0000b", "ß", "Ωμέγα", "\u00a0", "𝄞 music",
+            "Ǆ", "\uffff", "مفتاح", "कुंजी", "key-0", "hello", "", "routingKey");
+
+    /**
+     * The fraction the official Java client computes for a routing key: Guava's {@code murmur3_128} seeded with
+     * {@code "EventRouter".hashCode()} over the key's UTF-16 code units, top 52 bits of the first half as the
+     * mantissa (controller-api.md §7) — computed here with Guava itself, not with Sluice's {@link KeyHash}.
+     */
+    private static double officialFraction(String key) {
+        long h1 = Hashing.murmur3_128("EventRouter".hashCode()).hashUnencodedChars(key).asLong();
+        return Double.longBitsToDouble(0x3FF0000000000000L + ((h1 >>> 12) & 0x000FFFFFFFFFFFFFL)) - 1.0;
+    }
+
+    @Test
+    void nonAsciiRoutingKeysLandOnTheSegmentTheOfficialClientPicks() throws Exception {
+        // the oracle agrees with the reference vectors of controller-api.md §7, and Sluice with the oracle
+        assertThat(officialFraction("hello")).isEqualTo(0.658716230571337);
+        assertThat(officialFraction("é")).isEqualTo(0.6688272069632242);
+        assertThat(officialFraction("😀")).isEqualTo(0.7750255912171164);
+        for (String key : NON_ASCII_KEYS) {
+            assertThat(KeyHash.routingKey(key)).as("Sluice's hash of '%s'", key).isEqualTo(officialFraction(key));
+        }
+
+        int perKey = 20;
+        KeyedEvents events = new KeyedEvents(NON_ASCII_KEYS);
+        ScopedStream stream = ScopedStream.of(scope, "non-ascii");
+        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(16)).build())).isTrue();
+        try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+            events.write(writer, 0, perKey);
+            writer.flush();
+        }
+        List<SegmentRange> ranges = streams.currentSegments(scope, stream.name());
+        streams.sealStream(scope, stream.name());
+
+        // read every segment on its own, straight from the segment store the controller names
+        Map<String, List<String>> wrong = new TreeMap<>();
+        List<String> all = new ArrayList<>();
+        try (ConnectionPool pool = new ConnectionPool(new TcpConnectionFactory())) {
+            for (SegmentRange range : ranges) {
+                List<String> inSegment = readSegment(pool, range);
+                for (String event : inSegment) {
+                    String key = events.routingKey(KeyedEvents.keyOf(event));
+                    double fraction = officialFraction(key);
+                    if (!range.contains(fraction)) {
+                        wrong.computeIfAbsent("'" + key + "' (" + fraction + ")", k -> new ArrayList<>())
+                                .add(range.toString());
+                    }
+                }
+                all.addAll(inSegment);
+            }
+        }
+        assertThat(wrong).as("keys found in a segment whose key range does not hold the official client's hash")
+                .isEmpty();
+        events.assertExactlyOnceInOrder(all, 0, perKey);
+    }
+
+    /** Reads a sealed segment from 0 to its end with Sluice's segment reader; returns its events in order. */
+    private static List<String> readSegment(ConnectionPool pool, SegmentRange range) throws InterruptedException {
+        SegmentLocator locator = SegmentLocator.fixed(client.controller().endpointFor(range.segment()));
+        Semaphore ready = new Semaphore(0);
+        List<String> out = new ArrayList<>();
+        Deadline deadline = Deadline.after(Duration.ofSeconds(60));
+        try (SegmentReader reader = new SegmentReader(range.segment().qualifiedName(), 0, Long.MAX_VALUE, pool,
+                locator, () -> null, SegmentReader.Config.DEFAULT, r -> ready.release())) {
+            while (true) {
+                SegmentReader.ReadEvent e = reader.next();
+                if (e != null) {
+                    out.add(StandardCharsets.UTF_8.decode(e.payload()).toString());
+                } else if (reader.isFinished()) {
+                    return out;
+                } else {
+                    assertThat(ready.tryAcquire(deadline.remainingNanos(), TimeUnit.NANOSECONDS))
+                            .as("segment %s read to its end in time", range.segment()).isTrue();
+                }
+            }
+        }
+    }
+}
