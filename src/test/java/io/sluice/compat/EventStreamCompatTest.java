@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,8 +31,11 @@ import io.sluice.common.Deadline;
 import io.sluice.common.KeyHash;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.TcpConnectionFactory;
+import io.sluice.segment.PendingEvent;
 import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.SegmentReader;
+import io.sluice.stream.EventPointer;
+import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ReaderGroupConfig;
@@ -39,6 +44,7 @@ import io.sluice.stream.ScopedStream;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
+import io.sluice.wire.Event;
 
 /**
  * Sluice's event writer and readers against the REAL Pravega 0.13: 100,000 events with routing keys through a
@@ -114,6 +120,44 @@ class EventStreamCompatTest {
             assertThat(group.onlineReaders()).isEmpty();
         }
         assertThat(client.readerGroupManager(scope).deleteReaderGroup("three")).isTrue();
+    }
+
+    @Test
+    void theLargestEventAndTheLargestAtomicBatchAreWrittenAndReadBack() throws Exception {
+        ScopedStream stream = ScopedStream.of(scope, "large");
+        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder().build())).isTrue();
+        // the largest event; then a batch of two that together are exactly as large as a batch may be
+        byte[] largest = filled(PendingEvent.MAX_EVENT_SIZE, 1);
+        byte[] first = filled(PendingEvent.MAX_EVENT_SIZE, 2);
+        byte[] second = filled(PendingEvent.MAX_BATCH_SIZE - 2 * Event.HEADER_SIZE - first.length, 3);
+        try (EventStreamWriter<byte[]> writer = client.newWriter(scope, stream.name(), Serializers.bytes())) {
+            writer.writeAndWait("big", largest);
+            writer.writeAll("big", List.of(first, second)).await(Duration.ofSeconds(120));
+            writer.writeAndWait("big", new byte[] {4});
+        }
+        streams.sealStream(scope, stream.name());
+        try (ReaderGroup group = client.readerGroupManager(scope).createReaderGroup("large", ReaderGroupConfig
+                .builder().stream(stream).disableAutomaticCheckpoints().build());
+             EventStreamReader<byte[]> reader = client.newReader(scope, "large", "r", Serializers.bytes())) {
+            List<EventPointer> pointers = new ArrayList<>();
+            for (byte[] expected : List.of(largest, first, second, new byte[] {4})) {
+                EventRead<byte[]> read = reader.readNextEvent(Duration.ofSeconds(60));
+                assertThat(read.event()).as("an event of %s bytes", expected.length).isNotNull()
+                        .hasSize(expected.length);
+                assertThat(Arrays.equals(read.event(), expected)).as("content of the event of %s bytes",
+                        expected.length).isTrue();
+                pointers.add(read.pointer());
+            }
+            assertThat(reader.readNextEvent(Duration.ofSeconds(10)).readCompleted()).isTrue();
+            assertThat(Arrays.equals(reader.fetchEvent(pointers.get(0)), largest)).as("fetched again by pointer")
+                    .isTrue();
+        }
+    }
+
+    private static byte[] filled(int length, int seed) {
+        byte[] bytes = new byte[length];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
     }
 
     /** Routing keys beyond ASCII: Cyrillic, CJK, surrogate pairs, combining marks, NUL, long and mixed keys. */
