@@ -3,9 +3,13 @@ package io.sluice.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -160,6 +164,9 @@ class EventStreamCompatTest {
         return bytes;
     }
 
+    /** Prefix of the events the official client writes in mode {@code route}. */
+    private static final String OFFICIAL = "official:";
+
     /** Routing keys beyond ASCII: Cyrillic, CJK, surrogate pairs, combining marks, NUL, long and mixed keys. */
     private static final List<String> NON_ASCII_KEYS = List.of("ключ", "键", "🔑", "é", "e\u0301", "😀", "Ünïcödé",
             "日本語のキー", "🔑🔑", "key-ключ-键-🔑", "ключ-".repeat(9), "a\u0000b", "ß", "Ωμέγα", "\u00a0", "𝄞 music",
@@ -194,29 +201,53 @@ class EventStreamCompatTest {
             events.write(writer, 0, perKey);
             writer.flush();
         }
+        // the official 0.13 client writes "official:<i>" with key i to the same stream
+        OfficialClient.build();
+        Path keysFile = Files.createTempFile("routing-keys", ".txt");
+        try {
+            Files.write(keysFile, NON_ASCII_KEYS.stream().map(k -> HexFormat.of().formatHex(
+                    k.getBytes(StandardCharsets.UTF_16BE))).toList(), StandardCharsets.US_ASCII);
+            OfficialClient.Result official = OfficialClient.run("route-non-ascii", List.of("route",
+                    "--controller", RealPravega.controllerUri().toString(), "--scope", scope, "--stream",
+                    stream.name(), "--keys-file", keysFile.toString(), "--timeout-seconds", "120"),
+                    Duration.ofSeconds(180));
+            assertThat(official.exitCode()).as("official client route: %s", official.describe()).isZero();
+        } finally {
+            Files.delete(keysFile);
+        }
         List<SegmentRange> ranges = streams.currentSegments(scope, stream.name());
         streams.sealStream(scope, stream.name());
 
         // read every segment on its own, straight from the segment store the controller names
         Map<String, List<String>> wrong = new TreeMap<>();
+        Map<Integer, SegmentRange> officialPick = new TreeMap<>();
+        Map<Integer, SegmentRange> sluicePick = new TreeMap<>();
         List<String> all = new ArrayList<>();
         try (ConnectionPool pool = new ConnectionPool(new TcpConnectionFactory())) {
             for (SegmentRange range : ranges) {
-                List<String> inSegment = readSegment(pool, range);
-                for (String event : inSegment) {
-                    String key = events.routingKey(KeyedEvents.keyOf(event));
-                    double fraction = officialFraction(key);
-                    if (!range.contains(fraction)) {
-                        wrong.computeIfAbsent("'" + key + "' (" + fraction + ")", k -> new ArrayList<>())
-                                .add(range.toString());
+                for (String event : readSegment(pool, range)) {
+                    if (event.startsWith(OFFICIAL)) {
+                        officialPick.put(Integer.parseInt(event.substring(OFFICIAL.length())), range);
+                        continue;
                     }
+                    int k = KeyedEvents.keyOf(event);
+                    sluicePick.put(k, range);
+                    double fraction = officialFraction(events.routingKey(k));
+                    if (!range.contains(fraction)) {
+                        wrong.computeIfAbsent("'" + events.routingKey(k) + "' (" + fraction + ")",
+                                x -> new ArrayList<>()).add(range.toString());
+                    }
+                    all.add(event);
                 }
-                all.addAll(inSegment);
             }
         }
         assertThat(wrong).as("keys found in a segment whose key range does not hold the official client's hash")
                 .isEmpty();
         events.assertExactlyOnceInOrder(all, 0, perKey);
+        assertThat(officialPick).as("where the official client put each key").hasSize(NON_ASCII_KEYS.size());
+        assertThat(sluicePick).as("where Sluice put each key").isEqualTo(officialPick);
+        LOG.info("{} routing keys: Sluice's and the official client's segments agree ({} distinct segments used)",
+                NON_ASCII_KEYS.size(), new HashSet<>(officialPick.values()).size());
     }
 
     /** Reads a sealed segment from 0 to its end with Sluice's segment reader; returns its events in order. */
