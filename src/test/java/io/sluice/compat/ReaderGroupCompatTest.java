@@ -1,6 +1,7 @@
 package io.sluice.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,9 +25,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.admin.ReaderGroup;
+import io.sluice.admin.ReaderGroupManager;
 import io.sluice.admin.StreamManager;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
+import io.sluice.errors.AlreadyExistsException;
+import io.sluice.errors.NoSuchStreamException;
 import io.sluice.stream.Checkpoint;
 import io.sluice.stream.EventPointer;
 import io.sluice.stream.EventRead;
@@ -248,6 +252,61 @@ class ReaderGroupCompatTest {
             events.assertExactlyOnceInOrder(phase2.events(), half, 2 * half);
             readers.forEach(EventStreamReader::close);
         }
+    }
+
+    // ------------------------------------------------------------------ group management, bounded groups
+
+    @Test
+    void groupsAreCreatedIdempotentlyOpenedBoundedAndDeleted() throws Exception {
+        KeyedEvents events = KeyedEvents.ascii(8);
+        ScopedStream stream = ScopedStream.of(scope, "managed");
+        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(3)).build())).isTrue();
+        ReaderGroupManager groups = client.readerGroupManager(scope);
+        ReaderGroupConfig config = ReaderGroupConfig.builder().stream(stream).groupRefreshTimeMillis(200)
+                .disableAutomaticCheckpoints().build();
+        groups.createReaderGroup("g", config).close();
+        try (ReaderGroup again = groups.createReaderGroup("g", config)) {
+            assertThat(again.config().startingStreamCuts()).isEqualTo(config.startingStreamCuts());
+            assertThat(again.config().readerGroupId()).as("assigned by the real controller")
+                    .isNotEqualTo(ReaderGroupConfig.DEFAULT_READER_GROUP_ID);
+            assertThat(again.onlineReaders()).isEmpty();
+            assertThat(again.streamCuts().get(stream).positions()).hasSize(3).containsValues(0L);
+        }
+        assertThatThrownBy(() -> groups.createReaderGroup("g", config.toBuilder().groupRefreshTimeMillis(500)
+                .build())).isInstanceOf(AlreadyExistsException.class).hasMessageContaining("refresh");
+        assertThatThrownBy(() -> groups.readerGroup("nope")).isInstanceOf(NoSuchStreamException.class);
+        assertThatThrownBy(() -> client.newReader(scope, "nope", "r", Serializers.utf8()))
+                .isInstanceOf(NoSuchStreamException.class).hasMessageContaining("nope");
+        assertThatThrownBy(() -> groups.createReaderGroup("missing", ReaderGroupConfig.builder()
+                .stream(ScopedStream.of(scope, "no-such-stream")).build())).isInstanceOf(NoSuchStreamException.class);
+
+        // a group bounded by a cut in the middle of the data reads exactly up to it, then reports the end
+        try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+            events.write(writer, 0, 50);
+            writer.flush();
+            StreamCut middle = streams.streamInfo(scope, stream.name()).tail();
+            events.write(writer, 50, 100);
+            writer.flush();
+            Segment first = middle.positions().firstKey();
+            assertThatThrownBy(() -> groups.createReaderGroup("bad", ReaderGroupConfig.builder().stream(stream,
+                    StreamCut.of(Map.of(first, 0L))).build())).as("a cut of one of three segments")
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a valid cut");
+            try (ReaderGroup bounded = groups.createReaderGroup("bounded", ReaderGroupConfig.builder()
+                    .stream(stream, StreamCut.UNBOUNDED, middle).groupRefreshTimeMillis(200)
+                    .disableAutomaticCheckpoints().build());
+                 EventStreamReader<String> reader = client.newReader(scope, "bounded", "r", Serializers.utf8())) {
+                KeyedEvents.Log log = new KeyedEvents.Log();
+                KeyedEvents.drain(reader, log, READ_TIMEOUT);
+                events.assertExactlyOnceInOrder(log.events(), 0, 50);
+                assertThat(bounded.streamCuts().get(stream)).isEqualTo(middle);
+            }
+        }
+        assertThat(groups.deleteReaderGroup("bounded")).isTrue();
+        assertThat(groups.deleteReaderGroup("g")).isTrue();
+        assertThat(groups.deleteReaderGroup("g")).as("second delete").isFalse();
+        assertThatThrownBy(() -> groups.readerGroup("g")).isInstanceOf(NoSuchStreamException.class);
+        assertThat(streams.listStreams(scope)).as("internal _RG streams are gone or hidden").doesNotContain("_RGg");
     }
 
     /**
