@@ -42,6 +42,7 @@ import io.sluice.stream.EventPointer;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
@@ -162,6 +163,29 @@ class EventStreamCompatTest {
         byte[] bytes = new byte[length];
         new Random(seed).nextBytes(bytes);
         return bytes;
+    }
+
+    @Test
+    void writerTimeNotesAreAcceptedAcrossAScale() {
+        KeyedEvents events = KeyedEvents.ascii(8);
+        ScopedStream stream = ScopedStream.of(scope, "timed");
+        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(3)).build())).isTrue();
+        try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+            writer.noteTime(500);   // nothing written yet
+            events.write(writer, 0, 10);
+            writer.flush();
+            writer.noteTime(1000);
+            writer.noteTime(1000);
+            List<SegmentRange> before = streams.currentSegments(scope, stream.name());
+            streams.scaleStream(scope, stream.name(), List.of(before.get(0).segment()), List.of(
+                    new KeyRange(before.get(0).low(), before.get(0).high() / 2),
+                    new KeyRange(before.get(0).high() / 2, before.get(0).high())));
+            writer.noteTime(1500);  // the writer has not learnt of the scale yet
+            events.write(writer, 10, 20);
+            writer.flush();
+            writer.noteTime(2000);
+        }
     }
 
     /** Prefix of the events the official client writes in mode {@code route}. */
