@@ -12,7 +12,9 @@ import io.sluice.errors.SluiceException;
 import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
+import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
+import io.sluice.stream.ScopedStream;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
@@ -58,6 +60,20 @@ class StreamManagerTest {
         assertThat(streams.streamInfo("shop", "orders").sealed()).isTrue();
         assertThat(streams.deleteStream("shop", "orders")).isTrue();
         assertThat(streams.streamExists("shop", "orders")).isFalse();
+    }
+
+    @Test
+    void aScopeWithAReaderGroupIsListed() {
+        streams.createScope("shop");
+        streams.createStream("shop", "orders", StreamConfiguration.builder().build());
+        client.readerGroupManager("shop").createReaderGroup("billing", ReaderGroupConfig.builder()
+                .stream(ScopedStream.of("shop", "orders")).build()).close();
+        // the controller lists the group's state stream _RGbilling and, as Pravega 0.13's does, its watermark
+        // stream _MARK_RGbilling: both must parse
+        assertThat(client.controller().listStreams("shop")).extracting(ScopedStream::name)
+                .contains("orders", "_RGbilling");
+        assertThat(streams.listStreams("shop")).containsExactly("orders");
+        assertThat(ScopedStream.of("shop", "_MARK_RGbilling").name()).isEqualTo("_MARK_RGbilling");
     }
 
     @Test
