@@ -21,10 +21,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.connection.ConnectionPool;
@@ -34,9 +34,7 @@ import io.sluice.segment.RevisionedSegment;
 import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.SegmentReader;
 import io.sluice.segment.SegmentWriter;
-import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.StreamConfiguration;
 
 /**
  * Sluice's segment clients against the REAL Pravega 0.13 segment store while a proxy in between cuts every
@@ -51,15 +49,12 @@ class ConnectionLossCompatTest {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionLossCompatTest.class);
     private static final Duration WAIT = Duration.ofSeconds(90);
 
-    private static String scope;
-    private static SluiceClient client;
+    @RegisterExtension
+    static final RealPravegaScope real = new RealPravegaScope("compat-loss");
     private static ConnectionPool direct;
 
     @BeforeAll
     static void connect() {
-        scope = RealPravega.uniqueName("compat-loss");
-        client = SluiceClient.connect(RealPravega.controllerUri().toString());
-        assertThat(client.streamManager().createScope(scope)).isTrue();
         direct = new ConnectionPool(new TcpConnectionFactory());
     }
 
@@ -68,20 +63,15 @@ class ConnectionLossCompatTest {
         if (direct != null) {
             direct.close();
         }
-        if (client != null) {
-            client.close();
-        }
     }
 
     /** Creates a one-segment stream; returns its segment. */
     private static Segment oneSegment(String stream) {
-        ScopedStream s = ScopedStream.of(scope, stream);
-        assertThat(client.streamManager().createStream(scope, stream, StreamConfiguration.builder().build())).isTrue();
-        return Segment.of(s, 0, 0);
+        return Segment.of(real.createStream(stream, 1), 0, 0);
     }
 
     private static Endpoint segmentStore(Segment segment) {
-        return client.controller().endpointFor(segment);
+        return real.client.controller().endpointFor(segment);
     }
 
     /** The events of a segment from 0 to its current end, read without the proxy. */
@@ -118,7 +108,7 @@ class ConnectionLossCompatTest {
     }
 
     private static long length(Segment segment) {
-        return client.streamManager().streamInfo(segment.scope(), segment.stream()).tail().positions().get(segment);
+        return real.streams.streamInfo(segment.scope(), segment.stream()).tail().positions().get(segment);
     }
 
     @Test

@@ -14,23 +14,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import com.google.common.hash.Hashing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.admin.ReaderGroup;
-import io.sluice.admin.StreamManager;
-import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.common.KeyHash;
 import io.sluice.connection.ConnectionPool;
@@ -44,11 +39,9 @@ import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
-import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializers;
-import io.sluice.stream.StreamConfiguration;
 import io.sluice.wire.Event;
 
 /**
@@ -62,56 +55,35 @@ class EventStreamCompatTest {
     private static final Logger LOG = LoggerFactory.getLogger(EventStreamCompatTest.class);
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
-    private static String scope;
-    private static SluiceClient client;
-    private static StreamManager streams;
-    private static ExecutorService threads;
+    @RegisterExtension
+    static final RealPravegaScope real = new RealPravegaScope("compat-events");
 
-    @BeforeAll
-    static void connect() {
-        scope = RealPravega.uniqueName("compat-events");
-        client = SluiceClient.connect(RealPravega.controllerUri().toString());
-        streams = client.streamManager();
-        assertThat(streams.createScope(scope)).isTrue();
-        threads = Executors.newVirtualThreadPerTaskExecutor();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (threads != null) {
-            threads.shutdownNow();
-        }
-        if (client != null) {
-            client.close();
-        }
-    }
 
     @Test
     void aHundredThousandEventsThroughThreeReaders() throws Exception {
         int keys = 100;
         int perKey = 1000;
         KeyedEvents events = KeyedEvents.ascii(keys);
-        ScopedStream stream = ScopedStream.of(scope, "hundred-k");
-        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
-                .scalingPolicy(ScalingPolicy.fixed(6)).build())).isTrue();
+        ScopedStream stream = real.createStream("hundred-k", 6);
         KeyedEvents.Log log = new KeyedEvents.Log();
-        try (ReaderGroup group = client.readerGroupManager(scope).createReaderGroup("three", ReaderGroupConfig
+        try (ReaderGroup group = real.client.readerGroupManager(real.scope).createReaderGroup("three", ReaderGroupConfig
                 .builder().stream(stream).groupRefreshTimeMillis(500).automaticCheckpointIntervalMillis(2000)
                 .build())) {
             List<EventStreamReader<String>> readers = new ArrayList<>();
             List<Future<Integer>> counts = new ArrayList<>();
             for (String id : List.of("r1", "r2", "r3")) {
-                EventStreamReader<String> reader = client.newReader(scope, "three", id, Serializers.utf8());
+                EventStreamReader<String> reader = real.client.newReader(real.scope, "three", id, Serializers.utf8());
                 readers.add(reader);
-                counts.add(threads.submit(() -> KeyedEvents.drain(reader, log, READ_TIMEOUT)));
+                counts.add(real.threads.submit(() -> KeyedEvents.drain(reader, log, READ_TIMEOUT)));
             }
             long t0 = System.nanoTime();
-            try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+            try (EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(),
+                    Serializers.utf8())) {
                 events.write(writer, 0, perKey);
                 writer.flush();
             }
             long written = System.nanoTime();
-            streams.sealStream(scope, stream.name());
+            real.streams.sealStream(real.scope, stream.name());
             for (Future<Integer> count : counts) {
                 assertThat(count.get(READ_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS)).as("every reader read a share")
                         .isPositive();
@@ -124,26 +96,25 @@ class EventStreamCompatTest {
             readers.forEach(EventStreamReader::close);
             assertThat(group.onlineReaders()).isEmpty();
         }
-        assertThat(client.readerGroupManager(scope).deleteReaderGroup("three")).isTrue();
+        assertThat(real.client.readerGroupManager(real.scope).deleteReaderGroup("three")).isTrue();
     }
 
     @Test
     void theLargestEventAndTheLargestAtomicBatchAreWrittenAndReadBack() throws Exception {
-        ScopedStream stream = ScopedStream.of(scope, "large");
-        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder().build())).isTrue();
+        ScopedStream stream = real.createStream("large", 1);
         // the largest event; then a batch of two that together are exactly as large as a batch may be
         byte[] largest = filled(PendingEvent.MAX_EVENT_SIZE, 1);
         byte[] first = filled(PendingEvent.MAX_EVENT_SIZE, 2);
         byte[] second = filled(PendingEvent.MAX_BATCH_SIZE - 2 * Event.HEADER_SIZE - first.length, 3);
-        try (EventStreamWriter<byte[]> writer = client.newWriter(scope, stream.name(), Serializers.bytes())) {
+        try (EventStreamWriter<byte[]> writer = real.client.newWriter(real.scope, stream.name(), Serializers.bytes())) {
             writer.writeAndWait("big", largest);
             writer.writeAll("big", List.of(first, second)).await(Duration.ofSeconds(120));
             writer.writeAndWait("big", new byte[] {4});
         }
-        streams.sealStream(scope, stream.name());
-        try (ReaderGroup group = client.readerGroupManager(scope).createReaderGroup("large", ReaderGroupConfig
+        real.streams.sealStream(real.scope, stream.name());
+        try (ReaderGroup group = real.client.readerGroupManager(real.scope).createReaderGroup("large", ReaderGroupConfig
                 .builder().stream(stream).disableAutomaticCheckpoints().build());
-             EventStreamReader<byte[]> reader = client.newReader(scope, "large", "r", Serializers.bytes())) {
+             EventStreamReader<byte[]> reader = real.client.newReader(real.scope, "large", "r", Serializers.bytes())) {
             List<EventPointer> pointers = new ArrayList<>();
             for (byte[] expected : List.of(largest, first, second, new byte[] {4})) {
                 EventRead<byte[]> read = reader.readNextEvent(Duration.ofSeconds(60));
@@ -168,17 +139,15 @@ class EventStreamCompatTest {
     @Test
     void writerTimeNotesAreAcceptedAcrossAScale() {
         KeyedEvents events = KeyedEvents.ascii(8);
-        ScopedStream stream = ScopedStream.of(scope, "timed");
-        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
-                .scalingPolicy(ScalingPolicy.fixed(3)).build())).isTrue();
-        try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+        ScopedStream stream = real.createStream("timed", 3);
+        try (EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(), Serializers.utf8())) {
             writer.noteTime(500);   // nothing written yet
             events.write(writer, 0, 10);
             writer.flush();
             writer.noteTime(1000);
             writer.noteTime(1000);
-            List<SegmentRange> before = streams.currentSegments(scope, stream.name());
-            streams.scaleStream(scope, stream.name(), List.of(before.get(0).segment()), List.of(
+            List<SegmentRange> before = real.streams.currentSegments(real.scope, stream.name());
+            real.streams.scaleStream(real.scope, stream.name(), List.of(before.get(0).segment()), List.of(
                     new KeyRange(before.get(0).low(), before.get(0).high() / 2),
                     new KeyRange(before.get(0).high() / 2, before.get(0).high())));
             writer.noteTime(1500);  // the writer has not learnt of the scale yet
@@ -218,10 +187,8 @@ class EventStreamCompatTest {
 
         int perKey = 20;
         KeyedEvents events = new KeyedEvents(NON_ASCII_KEYS);
-        ScopedStream stream = ScopedStream.of(scope, "non-ascii");
-        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
-                .scalingPolicy(ScalingPolicy.fixed(16)).build())).isTrue();
-        try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+        ScopedStream stream = real.createStream("non-ascii", 16);
+        try (EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(), Serializers.utf8())) {
             events.write(writer, 0, perKey);
             writer.flush();
         }
@@ -232,15 +199,15 @@ class EventStreamCompatTest {
             Files.write(keysFile, NON_ASCII_KEYS.stream().map(k -> HexFormat.of().formatHex(
                     k.getBytes(StandardCharsets.UTF_16BE))).toList(), StandardCharsets.US_ASCII);
             OfficialClient.Result official = OfficialClient.run("route-non-ascii", List.of("route",
-                    "--controller", RealPravega.controllerUri().toString(), "--scope", scope, "--stream",
+                    "--controller", RealPravega.controllerUri().toString(), "--scope", real.scope, "--stream",
                     stream.name(), "--keys-file", keysFile.toString(), "--timeout-seconds", "120"),
                     Duration.ofSeconds(180));
             assertThat(official.exitCode()).as("official client route: %s", official.describe()).isZero();
         } finally {
             Files.delete(keysFile);
         }
-        List<SegmentRange> ranges = streams.currentSegments(scope, stream.name());
-        streams.sealStream(scope, stream.name());
+        List<SegmentRange> ranges = real.streams.currentSegments(real.scope, stream.name());
+        real.streams.sealStream(real.scope, stream.name());
 
         // read every segment on its own, straight from the segment store the controller names
         Map<String, List<String>> wrong = new TreeMap<>();
@@ -276,7 +243,7 @@ class EventStreamCompatTest {
 
     /** Reads a sealed segment from 0 to its end with Sluice's segment reader; returns its events in order. */
     private static List<String> readSegment(ConnectionPool pool, SegmentRange range) throws InterruptedException {
-        SegmentLocator locator = SegmentLocator.fixed(client.controller().endpointFor(range.segment()));
+        SegmentLocator locator = SegmentLocator.fixed(real.client.controller().endpointFor(range.segment()));
         Semaphore ready = new Semaphore(0);
         List<String> out = new ArrayList<>();
         Deadline deadline = Deadline.after(Duration.ofSeconds(60));

@@ -10,24 +10,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.admin.ReaderGroup;
 import io.sluice.admin.ReaderGroupManager;
-import io.sluice.admin.StreamManager;
-import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.errors.AlreadyExistsException;
 import io.sluice.errors.NoSuchStreamException;
@@ -38,12 +33,10 @@ import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
-import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializers;
-import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 
 /**
@@ -59,39 +52,18 @@ class ReaderGroupCompatTest {
     private static final Logger LOG = LoggerFactory.getLogger(ReaderGroupCompatTest.class);
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
-    private static String scope;
-    private static SluiceClient client;
-    private static StreamManager streams;
-    private static ExecutorService threads;
-
-    @BeforeAll
-    static void connect() {
-        scope = RealPravega.uniqueName("compat-groups");
-        client = SluiceClient.connect(RealPravega.controllerUri().toString());
-        streams = client.streamManager();
-        assertThat(streams.createScope(scope)).isTrue();
-        threads = Executors.newVirtualThreadPerTaskExecutor();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (threads != null) {
-            threads.shutdownNow();
-        }
-        if (client != null) {
-            client.close();
-        }
-    }
+    @RegisterExtension
+    static final RealPravegaScope real = new RealPravegaScope("compat-groups");
 
     private static ReaderGroup createGroup(String name, ScopedStream stream) {
-        return client.readerGroupManager(scope).createReaderGroup(name, ReaderGroupConfig.builder().stream(stream)
-                .groupRefreshTimeMillis(200).disableAutomaticCheckpoints().build());
+        return real.client.readerGroupManager(real.scope).createReaderGroup(name, ReaderGroupConfig.builder()
+                .stream(stream).groupRefreshTimeMillis(200).disableAutomaticCheckpoints().build());
     }
 
     private static List<EventStreamReader<String>> readers(String group, String... ids) {
         List<EventStreamReader<String>> out = new ArrayList<>();
         for (String id : ids) {
-            out.add(client.newReader(scope, group, id, Serializers.utf8()));
+            out.add(real.client.newReader(real.scope, group, id, Serializers.utf8()));
         }
         return out;
     }
@@ -99,7 +71,7 @@ class ReaderGroupCompatTest {
     private static List<Future<Integer>> drainAll(List<EventStreamReader<String>> readers, KeyedEvents.Log log) {
         List<Future<Integer>> out = new ArrayList<>();
         for (EventStreamReader<String> reader : readers) {
-            out.add(threads.submit(() -> KeyedEvents.drain(reader, log, READ_TIMEOUT)));
+            out.add(real.threads.submit(() -> KeyedEvents.drain(reader, log, READ_TIMEOUT)));
         }
         return out;
     }
@@ -115,20 +87,18 @@ class ReaderGroupCompatTest {
     @Test
     void aStreamScaledUpAndDownWhileWrittenAndReadLosesNothingAndKeepsPerKeyOrder() throws Exception {
         KeyedEvents events = KeyedEvents.ascii(32);
-        ScopedStream stream = ScopedStream.of(scope, "scaled");
-        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
-                .scalingPolicy(ScalingPolicy.fixed(2)).build())).isTrue();
+        ScopedStream stream = real.createStream("scaled", 2);
         int step = 2000;
         KeyedEvents.Log log = new KeyedEvents.Log();
         AtomicInteger written = new AtomicInteger();
         AtomicInteger rounds = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
         try (ReaderGroup group = createGroup("scaled", stream);
-             EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+             EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(), Serializers.utf8())) {
             List<EventStreamReader<String>> readers = readers("scaled", "a", "b");
             List<Future<Integer>> reading = drainAll(readers, log);
             // the writer writes rounds (event n of every key) until told to stop, at most 2 steps ahead of readers
-            Future<?> writing = threads.submit(() -> {
+            Future<?> writing = real.threads.submit(() -> {
                 while (!stop.get()) {
                     log.awaitEvents(written.get() - 2 * step, READ_TIMEOUT);
                     int n = rounds.get();
@@ -141,21 +111,21 @@ class ReaderGroupCompatTest {
             });
 
             log.awaitEvents(step, READ_TIMEOUT);
-            List<SegmentRange> before = streams.currentSegments(scope, stream.name());
+            List<SegmentRange> before = real.streams.currentSegments(real.scope, stream.name());
             List<KeyRange> quarters = new ArrayList<>();
             for (SegmentRange r : before) {
                 double mid = (r.low() + r.high()) / 2;
                 quarters.add(new KeyRange(r.low(), mid));
                 quarters.add(new KeyRange(mid, r.high()));
             }
-            List<SegmentRange> up = streams.scaleStream(scope, stream.name(),
+            List<SegmentRange> up = real.streams.scaleStream(real.scope, stream.name(),
                     before.stream().map(SegmentRange::segment).toList(), quarters);
             assertThat(up).hasSize(4).allSatisfy(r -> assertThat(r.segment().epoch()).isEqualTo(1));
             int afterUp = written.get();
             log.awaitEvents(afterUp + step, READ_TIMEOUT);   // read what was written to the 4 new segments
 
             // down to the policy's minimum of 2, on other boundaries: the second quarter precedes both new segments
-            List<SegmentRange> down = streams.scaleStream(scope, stream.name(),
+            List<SegmentRange> down = real.streams.scaleStream(real.scope, stream.name(),
                     up.stream().map(SegmentRange::segment).toList(), List.of(new KeyRange(0.0, 0.3),
                             new KeyRange(0.3, 1.0)));
             assertThat(down).hasSize(2).allSatisfy(r -> assertThat(r.segment().epoch()).isEqualTo(2));
@@ -163,7 +133,7 @@ class ReaderGroupCompatTest {
             log.awaitEvents(afterDown + step, READ_TIMEOUT);
             stop.set(true);
             writing.get(READ_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            streams.sealStream(scope, stream.name());
+            real.streams.sealStream(real.scope, stream.name());
             await(reading);
             LOG.info("scaled 2 -> 4 -> 2 segments: {} events written and read; {} written before the scale up, {} "
                     + "before the scale down", written.get(), afterUp, afterDown);
@@ -182,19 +152,17 @@ class ReaderGroupCompatTest {
     void checkpointCutsMatchWhatReadersHandedOutAndResetsReadTheRestAgainExactlyOnce() throws Exception {
         KeyedEvents events = KeyedEvents.ascii(16);
         int half = 250;
-        ScopedStream stream = ScopedStream.of(scope, "checkpointed");
-        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
-                .scalingPolicy(ScalingPolicy.fixed(4)).build())).isTrue();
-        List<Segment> segments = streams.currentSegments(scope, stream.name()).stream().map(SegmentRange::segment)
-                .toList();
+        ScopedStream stream = real.createStream("checkpointed", 4);
+        List<Segment> segments = real.streams.currentSegments(real.scope, stream.name()).stream()
+                .map(SegmentRange::segment).toList();
         KeyedEvents.Log log = new KeyedEvents.Log();
         try (ReaderGroup group = createGroup("cp", stream);
-             EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+             EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(), Serializers.utf8())) {
             List<EventStreamReader<String>> readers = readers("cp", "a", "b");
             List<Future<Integer>> reading = drainAll(readers, log);
 
             // phase 1 is written while the readers read; the checkpoint is taken in the middle of it
-            Future<?> firstHalf = threads.submit(() -> {
+            Future<?> firstHalf = real.threads.submit(() -> {
                 events.write(writer, 0, half);
                 writer.flush();
                 return null;
@@ -202,10 +170,10 @@ class ReaderGroupCompatTest {
             log.awaitEvents(events.keys() * half / 3, READ_TIMEOUT);
             Checkpoint cp = group.initiateCheckpoint("cp1", Duration.ofSeconds(60));
             firstHalf.get(READ_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            StreamCut afterFirstHalf = streams.streamInfo(scope, stream.name()).tail();
+            StreamCut afterFirstHalf = real.streams.streamInfo(real.scope, stream.name()).tail();
             events.write(writer, half, 2 * half);
             writer.flush();
-            streams.sealStream(scope, stream.name());
+            real.streams.sealStream(real.scope, stream.name());
             await(reading);
             events.assertExactlyOnceInOrder(log.events(), 0, 2 * half);
             assertThat(group.lastCheckpoint()).contains(cp);
@@ -259,10 +227,8 @@ class ReaderGroupCompatTest {
     @Test
     void groupsAreCreatedIdempotentlyOpenedBoundedAndDeleted() throws Exception {
         KeyedEvents events = KeyedEvents.ascii(8);
-        ScopedStream stream = ScopedStream.of(scope, "managed");
-        assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
-                .scalingPolicy(ScalingPolicy.fixed(3)).build())).isTrue();
-        ReaderGroupManager groups = client.readerGroupManager(scope);
+        ScopedStream stream = real.createStream("managed", 3);
+        ReaderGroupManager groups = real.client.readerGroupManager(real.scope);
         ReaderGroupConfig config = ReaderGroupConfig.builder().stream(stream).groupRefreshTimeMillis(200)
                 .disableAutomaticCheckpoints().build();
         groups.createReaderGroup("g", config).close();
@@ -276,16 +242,17 @@ class ReaderGroupCompatTest {
         assertThatThrownBy(() -> groups.createReaderGroup("g", config.toBuilder().groupRefreshTimeMillis(500)
                 .build())).isInstanceOf(AlreadyExistsException.class).hasMessageContaining("refresh");
         assertThatThrownBy(() -> groups.readerGroup("nope")).isInstanceOf(NoSuchStreamException.class);
-        assertThatThrownBy(() -> client.newReader(scope, "nope", "r", Serializers.utf8()))
+        assertThatThrownBy(() -> real.client.newReader(real.scope, "nope", "r", Serializers.utf8()))
                 .isInstanceOf(NoSuchStreamException.class).hasMessageContaining("nope");
         assertThatThrownBy(() -> groups.createReaderGroup("missing", ReaderGroupConfig.builder()
-                .stream(ScopedStream.of(scope, "no-such-stream")).build())).isInstanceOf(NoSuchStreamException.class);
+                .stream(ScopedStream.of(real.scope, "no-such-stream")).build()))
+                .isInstanceOf(NoSuchStreamException.class);
 
         // a group bounded by a cut in the middle of the data reads exactly up to it, then reports the end
-        try (EventStreamWriter<String> writer = client.newWriter(scope, stream.name(), Serializers.utf8())) {
+        try (EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(), Serializers.utf8())) {
             events.write(writer, 0, 50);
             writer.flush();
-            StreamCut middle = streams.streamInfo(scope, stream.name()).tail();
+            StreamCut middle = real.streams.streamInfo(real.scope, stream.name()).tail();
             events.write(writer, 50, 100);
             writer.flush();
             Segment first = middle.positions().firstKey();
@@ -295,7 +262,8 @@ class ReaderGroupCompatTest {
             try (ReaderGroup bounded = groups.createReaderGroup("bounded", ReaderGroupConfig.builder()
                     .stream(stream, StreamCut.UNBOUNDED, middle).groupRefreshTimeMillis(200)
                     .disableAutomaticCheckpoints().build());
-                 EventStreamReader<String> reader = client.newReader(scope, "bounded", "r", Serializers.utf8())) {
+                 EventStreamReader<String> reader = real.client.newReader(real.scope, "bounded", "r",
+                         Serializers.utf8())) {
                 KeyedEvents.Log log = new KeyedEvents.Log();
                 KeyedEvents.drain(reader, log, READ_TIMEOUT);
                 events.assertExactlyOnceInOrder(log.events(), 0, 50);
@@ -306,7 +274,8 @@ class ReaderGroupCompatTest {
         assertThat(groups.deleteReaderGroup("g")).isTrue();
         assertThat(groups.deleteReaderGroup("g")).as("second delete").isFalse();
         assertThatThrownBy(() -> groups.readerGroup("g")).isInstanceOf(NoSuchStreamException.class);
-        assertThat(streams.listStreams(scope)).as("internal _RG streams are gone or hidden").doesNotContain("_RGg");
+        assertThat(real.streams.listStreams(real.scope)).as("internal _RG streams are gone or hidden")
+                .doesNotContain("_RGg");
     }
 
     /**
@@ -317,7 +286,7 @@ class ReaderGroupCompatTest {
                                                          int expected) {
         List<Future<Integer>> out = new ArrayList<>();
         for (EventStreamReader<String> reader : readers) {
-            out.add(threads.submit(() -> {
+            out.add(real.threads.submit(() -> {
                 Deadline deadline = Deadline.after(READ_TIMEOUT);
                 int n = 0;
                 boolean completed = false;
