@@ -199,6 +199,9 @@ class StreamManagerCompatTest {
         }
         client.readerGroupManager(scope).createReaderGroup("g", ReaderGroupConfig.builder()
                 .stream(ScopedStream.of(scope, "s")).build()).close();
+        assertThat(client.controller().listStreams(scope)).as("the real controller's internal streams")
+                .extracting(ScopedStream::name).containsExactlyInAnyOrder("s", "_MARKs", "_RGg", "_MARK_RGg");
+        assertThat(streams.listStreams(scope)).containsExactly("s");
         assertThat(streams.deleteScopeRecursive(scope)).isTrue();
         assertThat(streams.scopeExists(scope)).isFalse();
         assertThat(streams.deleteScopeRecursive(scope)).as("second delete").isFalse();
