@@ -26,12 +26,14 @@ import io.sluice.admin.ReaderGroupManager;
 import io.sluice.common.Deadline;
 import io.sluice.errors.AlreadyExistsException;
 import io.sluice.errors.NoSuchStreamException;
+import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.stream.Checkpoint;
 import io.sluice.stream.EventPointer;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
+import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
@@ -219,6 +221,49 @@ class ReaderGroupCompatTest {
             await(drainAfterReset(readers, phase2, events.keys() * half));
             events.assertExactlyOnceInOrder(phase2.events(), half, 2 * half);
             readers.forEach(EventStreamReader::close);
+        }
+    }
+
+    // ------------------------------------------------------------------ truncation under a reader
+
+    @Test
+    void dataTruncatedUnderAReaderIsReportedAndReadingContinuesAfterIt() {
+        ScopedStream stream = real.createStream("truncated", 1);
+        String pad = "x".repeat(192);
+        try (EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(), Serializers.utf8())) {
+            for (int i = 0; i < 200; i++) {
+                writer.write("k", String.format("%03d", i) + pad);
+            }
+            writer.flush();
+        }
+        int framed = 8 + 3 + pad.length();
+        createGroup("truncated", stream).close();
+        try (EventStreamReader<String> reader = real.client.newReader(real.scope, "truncated", "r",
+                Serializers.utf8(), ReaderConfig.DEFAULT.withBufferBytes(1024))) {
+            EventRead<String> e = null;
+            for (int i = 0; i < 10; i++) {
+                e = reader.readNextEvent(Duration.ofSeconds(30));
+                assertThat(e.event()).startsWith(String.format("%03d", i));
+            }
+            Segment segment = e.pointer().segment();
+            real.streams.truncateStream(real.scope, stream.name(), StreamCut.of(Map.of(segment, 100L * framed)));
+            int read = 10;
+            SegmentTruncatedException truncated = null;
+            while (truncated == null) {
+                try {
+                    assertThat(reader.readNextEvent(Duration.ofSeconds(30)).event()).as("buffered events first")
+                            .startsWith(String.format("%03d", read));
+                    read++;
+                } catch (SegmentTruncatedException t) {
+                    truncated = t;
+                }
+            }
+            assertThat(read).isLessThan(100);
+            assertThat(truncated).hasMessageContaining(segment.qualifiedName())
+                    .hasMessageContaining("continues at offset " + 100L * framed);
+            assertThat(reader.readNextEvent(Duration.ofSeconds(30)).event()).startsWith("100");
+            EventPointer gone = e.pointer();
+            assertThatThrownBy(() -> reader.fetchEvent(gone)).isInstanceOf(SegmentTruncatedException.class);
         }
     }
 
