@@ -5,11 +5,12 @@
 #
 #   compat/official-client.sh verify [options]   functional check: events, txn, kvt, bytestream, synchronizer
 #   compat/official-client.sh bench [options]    throughput and awaited-write latency (the `sluice bench` workload)
+#   compat/official-client.sh route [options]    one event per routing key of --keys-file to an existing stream
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
 # Options (see `help`): --controller tcp://127.0.0.1:9090 --scope S --stream S --events N --size B --segments K
-#   --readers R --timeout-seconds T --latency-samples L --warmup-events W --parts a,b --keep
+#   --readers R --timeout-seconds T --latency-samples L --warmup-events W --parts a,b --keep --keys-file F
 # stdout: ONE JSON line; logs on stderr. Exit 0 only if every check passed (1 failed, 2 usage, 3 timed out).
 #
 # The first use compiles with the project's scripts/mvn (Maven Central must be reachable) and caches the result
@@ -155,7 +156,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench) run_driver "$@" ;;
+  verify|bench|route) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -163,5 +164,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route [options] | build | help"; exit 2 ;;
 esac

@@ -32,9 +32,9 @@ public interface StreamManager {
     boolean deleteScope(String scope);
 
     /**
-     * Deletes a scope with everything in it (streams are sealed and deleted).
+     * Deletes a scope with everything in it (streams are sealed and deleted, reader groups and tables deleted).
      *
-     * @return false if it did not exist
+     * @return false if it did not exist (asked first: the controller itself reports success for a missing scope)
      */
     boolean deleteScopeRecursive(String scope);
 

@@ -63,6 +63,10 @@ final class StreamManagerImpl implements StreamManager {
 
     @Override
     public boolean deleteScopeRecursive(String scope) {
+        // the controller answers SUCCESS for a missing scope too (Pravega 0.13 does; see ControllerClient)
+        if (!controller.scopeExists(scope)) {
+            return false;
+        }
         return controller.deleteScopeRecursive(scope);
     }
 
@@ -153,8 +157,7 @@ final class StreamManagerImpl implements StreamManager {
         ScopedStream s = ScopedStream.of(scope, stream);
         ScaleResult result = controller.scale(s, sealed, newRanges);
         if (!result.started()) {
-            throw new SluiceException("the controller refused to scale " + s + ": the sealed segments must be current and "
-                    + "the new ranges must cover exactly their key ranges");
+            throw new SluiceException("the controller refused to scale " + s + ": " + whyRefused(s, sealed, newRanges));
         }
         Deadline deadline = Deadline.after(Duration.ofMinutes(5));
         while (!controller.checkScale(s, result.epoch())) {
@@ -167,5 +170,27 @@ final class StreamManagerImpl implements StreamManager {
             }
         }
         return result.newSegments();
+    }
+
+    /**
+     * Names the precondition of a refused scale that fails now, as the controller checks them (Pravega 0.13's
+     * {@code PersistentStreamBase.submitScale}): every sealed segment is current, and the stream keeps at least its
+     * scaling policy's minimum number of segments. (New ranges that do not cover the sealed ones exactly are a
+     * FAILURE, not a refusal.)
+     */
+    private String whyRefused(ScopedStream s, List<Segment> sealed, List<KeyRange> newRanges) {
+        List<Segment> current = controller.currentSegments(s).segments();
+        List<Segment> notCurrent = sealed.stream().filter(segment -> !current.contains(segment)).toList();
+        if (!notCurrent.isEmpty()) {
+            return "segment(s) " + notCurrent + " are not current (sealed by an earlier scale?)";
+        }
+        int after = current.size() - (int) sealed.stream().distinct().count() + newRanges.size();
+        int min = controller.streamConfiguration(s).scalingPolicy().minNumSegments();
+        if (after < min) {
+            return "it would leave " + after + " segment(s), fewer than the minimum of " + min
+                    + " of the stream's scaling policy";
+        }
+        return "the sealed segments must be current, the new ranges must cover exactly their key ranges, and the "
+                + "stream must keep the minimum number of segments of its scaling policy";
     }
 }

@@ -109,7 +109,9 @@ public interface ControllerClient extends AutoCloseable {
      * the scope.
      *
      * @param scope the scope
-     * @return true if deleted, false if it did not exist
+     * @return true if the controller answered SUCCESS — which Pravega 0.13's controller (and Sluice's) also answers
+     *     for a scope that does not exist; false only for SCOPE_NOT_FOUND, which they never send. Ask
+     *     {@link #scopeExists} first to tell the two apart.
      */
     boolean deleteScopeRecursive(String scope);
 

@@ -8,7 +8,7 @@ import io.sluice.stream.SegmentRange;
  * The controller's answer to a manual scale request.
  *
  * @param started true if the scale started; false if its precondition failed (the segments to seal are not all
- *     active, or the new ranges do not cover exactly their key space)
+ *     active, or the stream would keep fewer segments than its scaling policy's minimum)
  * @param epoch the stream's active epoch when the scale was accepted, i.e. the epoch the scale moves the stream
  *     <em>out of</em> (the new segments belong to the next one); pass it to {@code checkScale}, which reports the
  *     scale done once the active epoch is past it. Meaningful only when started

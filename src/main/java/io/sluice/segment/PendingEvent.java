@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.sluice.wire.AppendEncoder;
 import io.sluice.wire.Event;
+import io.sluice.wire.WireProtocol;
 
 /**
  * Events waiting to be durable: one event, or several that must be appended atomically (a batch for one routing
@@ -14,8 +16,13 @@ import io.sluice.wire.Event;
 public final class PendingEvent {
     /** Largest event payload Pravega accepts: 8 MiB. */
     public static final int MAX_EVENT_SIZE = 8 * 1024 * 1024;
-    /** Largest atomic batch: two events' worth, as Pravega's writer allows. */
-    public static final int MAX_BATCH_SIZE = 2 * MAX_EVENT_SIZE;
+    /**
+     * Largest atomic batch, framing (8 bytes per event) included: 16,777,191 bytes, what one {@code AppendBlock}
+     * frame can carry. A Pravega segment store closes the connection on a frame longer than 16 MiB - 1 bytes,
+     * header included ({@code LengthFieldBasedFrameDecoder(0xFFFFFF, 4, 4)}), and a batch travels in one frame to be
+     * appended atomically. (Pravega 0.13's Java writer admits batches up to 2 × (8 MiB + 8) bytes.)
+     */
+    public static final int MAX_BATCH_SIZE = WireProtocol.MAX_WIRECOMMAND_SIZE - AppendEncoder.APPEND_BLOCK_OVERHEAD;
 
     private final String routingKey;
     private final List<ByteBuffer> payloads;

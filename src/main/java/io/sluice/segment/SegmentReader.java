@@ -193,13 +193,36 @@ public final class SegmentReader implements AutoCloseable {
         }
     }
 
-    /** Under the lock. */
+    /**
+     * Under the lock.
+     *
+     * @return true if the first buffered event is complete — or its header is buffered and is not an event header
+     *     (then {@link #takeEvent} reports it rather than the reader waiting for bytes that make no event)
+     */
     private boolean completeEventBuffered() {
         if (buffered < 8) {
             return false;
         }
+        return !eventHeader() || buffered >= 8L + headerInt(4);
+    }
+
+    /** Under the lock, with a header buffered: whether it is an event's, of at most the largest event's length. */
+    private boolean eventHeader() {
         int length = headerInt(4);
-        return length >= 0 && buffered >= 8 + length;
+        return headerInt(0) == WireCommandType.EVENT.code() && length >= 0 && length <= PendingEvent.MAX_EVENT_SIZE;
+    }
+
+    /**
+     * Under the lock.
+     *
+     * @return how many more bytes the first buffered event needs to be complete (0 if it is, or its header is not
+     *     buffered yet, or is no event's)
+     */
+    private int missingOfHeadEvent() {
+        if (buffered < 8 || !eventHeader()) {
+            return 0;
+        }
+        return (int) Math.max(0, 8L + headerInt(4) - buffered);
     }
 
     /** Under the lock: reads the int at {@code at} bytes into the buffered data. */
@@ -228,9 +251,10 @@ public final class SegmentReader implements AutoCloseable {
         }
         int type = headerInt(0);
         int length = headerInt(4);
-        if (type != WireCommandType.EVENT.code()) {
+        if (!eventHeader()) {
             failure = new ProtocolException("segment " + segment + " holds no event at offset " + bufferOffset
-                    + " (type code " + type + "): is it a byte stream, or was the offset not an event boundary?");
+                    + " (type code " + type + ", length " + length + "): is it a byte stream, or was the offset not an "
+                    + "event boundary?");
             chunks.clear();
             buffered = 0;
             return null;
@@ -290,13 +314,15 @@ public final class SegmentReader implements AutoCloseable {
                 int want;
                 lock.lock();
                 try {
-                    while (!closed && buffered >= config.bufferBytes() / 2 && !endOfSegment) {
+                    // an event larger than the window is fetched whole: the consumer cannot make room before it is
+                    while (!closed && buffered >= config.bufferBytes() / 2 && completeEventBuffered() && !endOfSegment) {
                         room.await();
                     }
                     if (closed || endOfSegment) {
                         return;
                     }
-                    want = (int) Math.min(config.bufferBytes() - buffered, endOffset - readOffset);
+                    want = (int) Math.min(Math.max(config.bufferBytes() - buffered, missingOfHeadEvent()),
+                            endOffset - readOffset);
                 } finally {
                     lock.unlock();
                 }

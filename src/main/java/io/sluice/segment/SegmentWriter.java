@@ -22,6 +22,7 @@ import io.sluice.connection.ReplyErrors;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
+import io.sluice.errors.RetriesExhaustedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.TokenExpiredException;
 import io.sluice.errors.WrongHostException;
@@ -84,8 +85,9 @@ public final class SegmentWriter implements AutoCloseable {
         public Config {
             Objects.requireNonNull(retry, "retry");
             Objects.requireNonNull(setupTimeout, "setupTimeout");
-            if (maxBlockBytes < 1024) {
-                throw new IllegalArgumentException("maxBlockBytes must be at least 1024: " + maxBlockBytes);
+            if (maxBlockBytes < 1024 || maxBlockBytes > PendingEvent.MAX_BATCH_SIZE) {
+                throw new IllegalArgumentException("maxBlockBytes must be between 1024 and " + PendingEvent.MAX_BATCH_SIZE
+                        + " (what one append frame carries): " + maxBlockBytes);
             }
         }
     }
@@ -117,6 +119,8 @@ public final class SegmentWriter implements AutoCloseable {
 
     private final Thread flusher;
     private final Thread receiver;
+    /** Confined to the receiver: an append was acknowledged on the current session. */
+    private boolean acknowledgedThisSession;
     /** The segment's length after the last acknowledged append (−1 before any): a position for watermarks. */
     private volatile long lastAckedOffset = -1;
 
@@ -268,6 +272,10 @@ public final class SegmentWriter implements AutoCloseable {
     // ------------------------------------------------------------------ receiver
 
     private void receiveLoop() {
+        // Sessions lost in a row with appends in flight and none of them acknowledged: a segment store that sets the
+        // session up but closes the connection on what we resend (e.g. a frame it refuses) must not be hammered
+        // with reconnects forever. Backs off by the retry policy and fails the writer when it runs out.
+        int fruitless = 0;
         try {
             while (connect()) {
                 Lease current;
@@ -277,6 +285,7 @@ public final class SegmentWriter implements AutoCloseable {
                 }  finally {
                     lock.unlock();
                 }
+                acknowledgedThisSession = false;
                 try {
                     while (true) {
                         Reply r;
@@ -291,7 +300,17 @@ public final class SegmentWriter implements AutoCloseable {
                     }
                 } catch (ConnectionFailedException e) {
                     LOG.debug("connection for {} failed, reconnecting: {}", segment, e.getMessage());
-                    reconnecting(current);
+                    boolean pending = reconnecting(current);
+                    fruitless = acknowledgedThisSession || !pending ? 0 : fruitless + 1;
+                    if (fruitless >= config.retry().maxAttempts()) {
+                        fail(new RetriesExhaustedException("the segment store closed the connection of the writer of "
+                                + segment + " " + fruitless + " times in a row without acknowledging an append: "
+                                + e.getMessage(), e));
+                        return;
+                    }
+                    if (fruitless > 0 && !backOff(config.retry().backoff(fruitless))) {
+                        return;
+                    }
                 }
             }
         } catch (RuntimeException e) {
@@ -299,10 +318,21 @@ public final class SegmentWriter implements AutoCloseable {
         }
     }
 
+    /** @return false if interrupted (the writer is closing) */
+    private static boolean backOff(Duration wait) {
+        try {
+            Thread.sleep(wait);
+            return true;
+        } catch (InterruptedException e) {
+            return false;
+        }
+    }
+
     /** @return false when the writer is done (ended or failed) */
     private boolean handle(Reply r) {
         switch (r) {
             case DataAppended ack -> {
+                acknowledgedThisSession = true;
                 if (ack.currentSegmentWriteOffset() >= 0) {
                     lastAckedOffset = ack.currentSegmentWriteOffset();
                 }
@@ -353,16 +383,20 @@ public final class SegmentWriter implements AutoCloseable {
         }
     }
 
-    private void reconnecting(Lease broken) {
+    /** @return whether appends were in flight when the connection broke */
+    private boolean reconnecting(Lease broken) {
+        boolean pending;
         lock.lock();
         try {
             if (phase == Phase.READY) {
                 phase = Phase.CONNECTING;
             }
+            pending = !inflight.isEmpty();
         } finally {
             lock.unlock();
         }
         broken.close();
+        return pending;
     }
 
     /**

@@ -48,9 +48,11 @@ public interface EventStreamWriter<T> extends AutoCloseable {
 
     /**
      * Queues several events with one routing key, to be written atomically: all of them or none, contiguous in the
-     * segment, in order. At most 16 MiB together.
+     * segment, in order. At most 16 MiB - 25 bytes together, 8 bytes of framing per event included (what one append
+     * frame to the segment store can carry).
      *
      * @return a handle that completes when all of them are durable
+     * @throws IllegalArgumentException if one event is larger than 8 MiB or all of them exceed the limit above
      */
     WriteHandle writeAll(String routingKey, List<T> events);
 

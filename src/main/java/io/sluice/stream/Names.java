@@ -8,10 +8,9 @@ import java.util.regex.Pattern;
  *
  * <p>Names users create consist of ASCII letters, digits, {@code '.'} and {@code '-'}; a scope name has at most
  * {@value #MAX_SCOPE_NAME_LENGTH} characters, other names at most {@value #MAX_USER_NAME_LENGTH} (the controller
- * adds prefixes such as {@code _RG} to derive internal stream names). Internal names may additionally start with
- * one {@code '_'} (e.g. {@code _system}, {@code _RGgroup}, {@code _MARKstream}), and the watermark stream of an
- * internal stream with {@code _MARK_} (e.g. {@code _MARK_RGgroup}, which Pravega's controller creates for every
- * reader group and lists with the scope's streams). Stateless and thread-safe.
+ * adds prefixes such as {@code _RG} to derive internal stream names). Internal names start with {@code '_'} and may
+ * hold more of them (e.g. {@code _system}, {@code _RGgroup}, {@code _MARKstream}, {@code _MARK_RGgroup}). Stateless
+ * and thread-safe.
  */
 public final class Names {
     /** The longest scope name. */
@@ -22,7 +21,12 @@ public final class Names {
     public static final int MAX_NAME_LENGTH = 255;
 
     private static final Pattern USER_NAME = Pattern.compile("[\\p{Alnum}.\\-]+");
-    private static final Pattern INTERNAL_NAME = Pattern.compile("(_MARK)?_?[\\p{Alnum}.\\-]+");
+    /**
+     * User names, or internal ones: a leading {@code '_'} and a letter or digit, after which further {@code '_'} may
+     * follow — Pravega's controller names the watermark stream of a reader group's state stream
+     * {@code _MARK_RG<group>} (its own {@code validateStreamName} would refuse that name, but it creates and lists it).
+     */
+    private static final Pattern INTERNAL_NAME = Pattern.compile("_\\p{Alnum}[\\p{Alnum}._\\-]*|[\\p{Alnum}.\\-]+");
 
     private Names() {
     }
@@ -64,7 +68,7 @@ public final class Names {
     }
 
     /**
-     * Checks a scope or stream name that may be internal (one leading {@code '_'}, or {@code _MARK_}, allowed).
+     * Checks a scope or stream name that may be internal (starting with {@code '_'}, then also holding {@code '_'}).
      *
      * @param what {@code "scope"} or {@code "stream"}, for the message
      * @param name the name
@@ -87,8 +91,8 @@ public final class Names {
         if (!pattern.matcher(name).matches()) {
             String allowed = pattern == USER_NAME
                     ? "only ASCII letters, digits, '.' and '-' are allowed"
-                    : "only ASCII letters, digits, '.' and '-' (and one leading '_' or '_MARK_' for internal names) "
-                    + "are allowed";
+                    : "only ASCII letters, digits, '.' and '-' are allowed (and '_' in internal names, which start "
+                    + "with it)";
             throw new IllegalArgumentException(what + " name '" + abbreviate(name) + "' is invalid: " + allowed);
         }
         return name;

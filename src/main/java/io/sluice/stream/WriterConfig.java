@@ -11,9 +11,16 @@ import io.sluice.common.Retry;
  * @param maxOutstandingBytes unacknowledged bytes (framing included) the writer holds before {@code write} blocks
  * @param backpressureTimeout how long {@code write} blocks for room before it fails
  * @param retry how lost connections to a segment store are retried before pending writes fail
- * @param maxBlockBytes the most bytes of events one append block carries
+ * @param maxBlockBytes the most bytes of events one append block carries (at most what one frame can carry)
  */
 public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, Retry retry, int maxBlockBytes) {
+
+    /**
+     * The most event bytes (framing included) one append frame carries: a Pravega segment store refuses frames longer
+     * than 16 MiB - 1 bytes, and an {@code AppendBlock} adds 24 bytes of header and writer id. Also the largest
+     * atomic {@link EventStreamWriter#writeAll}.
+     */
+    public static final int MAX_BLOCK_BYTES = 0xFFFFFF - 24;
 
     /** 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks. */
     public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
@@ -27,8 +34,9 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
         }
         Objects.requireNonNull(backpressureTimeout, "backpressureTimeout");
         Objects.requireNonNull(retry, "retry");
-        if (maxBlockBytes < 1024) {
-            throw new IllegalArgumentException("maxBlockBytes must be at least 1024: " + maxBlockBytes);
+        if (maxBlockBytes < 1024 || maxBlockBytes > MAX_BLOCK_BYTES) {
+            throw new IllegalArgumentException("maxBlockBytes must be between 1024 and " + MAX_BLOCK_BYTES
+                    + " (what one append frame carries): " + maxBlockBytes);
         }
     }
 

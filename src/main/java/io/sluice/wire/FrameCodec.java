@@ -8,8 +8,9 @@ import io.sluice.wire.InvalidWireCommandException.Problem;
 /**
  * Frames commands: {@code int32 type | int32 length | payload}, big-endian.
  *
- * <p>Decoding validates the header — known type code, {@code 0 <= length <= }{@link WireProtocol#MAX_WIRECOMMAND_SIZE}
- * — before it touches the payload, and every payload read is bounds-checked, so malformed input raises
+ * <p>Decoding validates the header — known type code, {@code 0 <= 8 + length <= }{@link
+ * WireProtocol#MAX_WIRECOMMAND_SIZE} (the header counts, as in a Pravega server's and client's frame decoder) — before
+ * it touches the payload, and every payload read is bounds-checked, so malformed input raises
  * {@link InvalidWireCommandException} and never makes the decoder allocate more than the frame holds.
  * Trailing payload bytes a command does not know are ignored (that is how the protocol adds fields).
  *
@@ -53,7 +54,8 @@ public final class FrameCodec {
      * @param typeCode the int32 type read from the wire
      * @param length the int32 payload length read from the wire
      * @return the command type
-     * @throws InvalidWireCommandException for an unknown or nested-only type, or a negative or oversized length
+     * @throws InvalidWireCommandException for an unknown or nested-only type, or a negative length, or a frame longer
+     *     than {@link WireProtocol#MAX_WIRECOMMAND_SIZE} with its header
      */
     public static WireCommandType checkHeader(int typeCode, int length) {
         WireCommandType type = WireCommandType.forCode(typeCode);
@@ -64,9 +66,10 @@ public final class FrameCodec {
         if (length < 0) {
             throw new InvalidWireCommandException(Problem.NEGATIVE_LENGTH, type + " frame has negative length " + length);
         }
-        if (length > WireProtocol.MAX_WIRECOMMAND_SIZE) {
-            throw new InvalidWireCommandException(Problem.OVERSIZED_LENGTH, type + " frame length " + length
-                    + " exceeds the limit of " + WireProtocol.MAX_WIRECOMMAND_SIZE);
+        if (length > WireProtocol.MAX_WIRECOMMAND_SIZE - WireProtocol.HEADER_SIZE) {
+            throw new InvalidWireCommandException(Problem.OVERSIZED_LENGTH, type + " frame of " + (length
+                    + (long) WireProtocol.HEADER_SIZE) + " bytes (header included) exceeds the limit of "
+                    + WireProtocol.MAX_WIRECOMMAND_SIZE);
         }
         if (type.nestedOnly()) {
             throw new InvalidWireCommandException(Problem.NESTED_ONLY, type

@@ -17,7 +17,7 @@ public final class InvalidWireCommandException extends SluiceException {
         NESTED_ONLY,
         /** The frame's length field is negative. */
         NEGATIVE_LENGTH,
-        /** The frame's length field is above {@link WireProtocol#MAX_WIRECOMMAND_SIZE}. */
+        /** The frame, header included, is longer than {@link WireProtocol#MAX_WIRECOMMAND_SIZE}. */
         OVERSIZED_LENGTH,
         /** The payload ends before the command's mandatory fields do. */
         TRUNCATED,

@@ -21,6 +21,7 @@ import io.sluice.common.KeyHash;
 import io.sluice.connection.RawClient;
 import io.sluice.controller.ControllerClient;
 import io.sluice.errors.SegmentSealedException;
+import io.sluice.segment.PendingEvent;
 import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
@@ -31,6 +32,8 @@ import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriteHandle;
+import io.sluice.stream.WriterConfig;
+import io.sluice.wire.Event;
 import io.sluice.wire.EventFrames;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.SegmentRead;
@@ -165,6 +168,28 @@ class EventStreamWriterTest {
             assertThatThrownBy(() -> writer.write(ByteBuffer.allocate(8 * 1024 * 1024 + 1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the maximum event size");
         }
+    }
+
+    @Test
+    void theLargestAtomicBatchFitsOneFrameAndOneByteMoreIsRejected() {
+        createStream(1);
+        // two events, 8 bytes of framing each: exactly what one AppendBlock frame of 16 MiB - 1 bytes carries
+        int first = PendingEvent.MAX_EVENT_SIZE;
+        int second = WriterConfig.MAX_BLOCK_BYTES - 2 * Event.HEADER_SIZE - first;
+        assertThat(PendingEvent.MAX_BATCH_SIZE).isEqualTo(WriterConfig.MAX_BLOCK_BYTES).isEqualTo(16_777_191);
+        try (EventStreamWriter<ByteBuffer> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.byteBuffer())) {
+            assertThatThrownBy(() -> writer.writeAll("k", List.of(ByteBuffer.allocate(first),
+                    ByteBuffer.allocate(second + 1)))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("exceeds the maximum of " + PendingEvent.MAX_BATCH_SIZE);
+            writer.writeAll("k", List.of(ByteBuffer.allocate(first), ByteBuffer.allocate(second)))
+                    .await(Duration.ofSeconds(60));
+        }
+        Segment only = Segment.of(STREAM, 0, 0);
+        assertThat(server.segmentStore().segmentInfo(only.qualifiedName()).orElseThrow().length())
+                .isEqualTo(PendingEvent.MAX_BATCH_SIZE);
+        assertThatThrownBy(() -> new WriterConfig(WriterConfig.DEFAULT.maxOutstandingBytes(),
+                WriterConfig.DEFAULT.backpressureTimeout(), WriterConfig.DEFAULT.retry(), WriterConfig.MAX_BLOCK_BYTES + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one append frame");
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.util.List;
 import io.sluice.admin.StreamInfo;
 import io.sluice.admin.StreamManager;
 import io.sluice.errors.PreconditionFailedException;
+import io.sluice.errors.SluiceException;
 import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
@@ -62,15 +63,28 @@ class StreamManagerTest {
     }
 
     @Test
-    void streamsOfAScopeWithAReaderGroupCanBeListed() {
+    void aScopeWithAReaderGroupIsListed() {
         streams.createScope("shop");
         streams.createStream("shop", "orders", StreamConfiguration.builder().build());
         client.readerGroupManager("shop").createReaderGroup("billing", ReaderGroupConfig.builder()
                 .stream(ScopedStream.of("shop", "orders")).build()).close();
-        // the controller lists the group's state stream and its watermark stream _MARK_RGbilling, as Pravega's does
+        // the controller lists the group's state stream _RGbilling and, as Pravega 0.13's does, its watermark
+        // stream _MARK_RGbilling: both must parse
         assertThat(client.controller().listStreams("shop")).extracting(ScopedStream::name)
                 .contains("orders", "_RGbilling", "_MARK_RGbilling");
         assertThat(streams.listStreams("shop")).containsExactly("orders");
+        assertThat(ScopedStream.of("shop", "_MARK_RGbilling").name()).isEqualTo("_MARK_RGbilling");
+    }
+
+    @Test
+    void recursiveDeleteSaysWhetherTheScopeExisted() {
+        streams.createScope("gone");
+        streams.createStream("gone", "s", StreamConfiguration.builder().build());
+        assertThat(streams.deleteScopeRecursive("gone")).isTrue();
+        assertThat(streams.scopeExists("gone")).isFalse();
+        // the controller answers SUCCESS for a missing scope (as Pravega 0.13's does): the manager asks first
+        assertThat(client.controller().deleteScopeRecursive("gone")).isTrue();
+        assertThat(streams.deleteScopeRecursive("gone")).isFalse();
     }
 
     @Test
@@ -99,5 +113,19 @@ class StreamManagerTest {
                 List.of(new KeyRange(0, 0.5), new KeyRange(0.5, 1.0)));
         assertThat(added).hasSize(2);
         assertThat(streams.currentSegments("s", "t")).extracting(r -> r.segment().epoch()).containsOnly(1);
+        assertThatThrownBy(() -> streams.scaleStream("s", "t", List.of(only.segment()), List.of(new KeyRange(0, 1))))
+                .isInstanceOf(SluiceException.class).hasMessageContaining("are not current");
+    }
+
+    @Test
+    void aScaleBelowThePolicysMinimumIsRefusedWithTheReason() {
+        streams.createScope("s");
+        streams.createStream("s", "t", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
+        List<SegmentRange> both = streams.currentSegments("s", "t");
+        // Pravega 0.13 refuses this too ("Min Segment Count will not hold"): 2 -> 1 under fixed(2)
+        assertThatThrownBy(() -> streams.scaleStream("s", "t", both.stream().map(SegmentRange::segment).toList(),
+                List.of(new KeyRange(0, 1)))).isInstanceOf(SluiceException.class)
+                .hasMessageContaining("would leave 1 segment(s), fewer than the minimum of 2");
+        assertThat(streams.currentSegments("s", "t")).isEqualTo(both);
     }
 }

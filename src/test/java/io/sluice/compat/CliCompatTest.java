@@ -8,11 +8,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -57,15 +55,9 @@ class CliCompatTest {
         return out.toString();
     }
 
-    private static String uniqueName(String prefix) {
-        byte[] random = new byte[6];
-        ThreadLocalRandom.current().nextBytes(random);
-        return prefix + "-" + HexFormat.of().formatHex(random);
-    }
-
     @Test
     void lifeOfAStream() throws Exception {
-        String scope = uniqueName("compat-cli");
+        String scope = RealPravega.uniqueName("compat-cli");
         String stream = scope + "/orders";
         assertThat(sluice(0, "scope", "create", scope)).isEqualTo("scope '" + scope + "' created\n");
         sluice(1, "scope", "create", scope);

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,16 +63,9 @@ class ControllerClientCompatTest {
         }
     }
 
-    /** Names unique per run, so the tests also pass against a server that outlives one run. */
-    private static String uniqueName(String prefix) {
-        byte[] random = new byte[6];
-        ThreadLocalRandom.current().nextBytes(random);
-        return prefix + "-" + HexFormat.of().formatHex(random);
-    }
-
     @Test
     void scopesAreCreatedFoundListedAndDeleted() {
-        String scope = uniqueName("compat-scope");
+        String scope = RealPravega.uniqueName("compat-scope");
         assertThat(controller.scopeExists(scope)).isFalse();
         assertThat(controller.createScope(scope)).isTrue();
         assertThat(controller.createScope(scope)).as("second create").isFalse();
@@ -98,13 +89,14 @@ class ControllerClientCompatTest {
 
     @Test
     void streamsAreCreatedConfiguredListedSealedAndDeleted() {
-        String scope = uniqueName("compat-streams");
+        String scope = RealPravega.uniqueName("compat-streams");
         assertThat(controller.createScope(scope)).isTrue();
         ScopedStream stream = ScopedStream.of(scope, "orders");
         StreamConfiguration config = StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2))
                 .retentionPolicy(RetentionPolicy.byTime(Duration.ofDays(1))).tag("a").tag("b").build();
 
-        assertThatThrownBy(() -> controller.createStream(ScopedStream.of(uniqueName("no-scope"), "s"), config))
+        ScopedStream noScope = ScopedStream.of(RealPravega.uniqueName("no-scope"), "s");
+        assertThatThrownBy(() -> controller.createStream(noScope, config))
                 .isInstanceOf(NoSuchScopeException.class);
         assertThat(controller.streamExists(stream)).isFalse();
         assertThat(controller.createStream(stream, config)).isTrue();
@@ -161,7 +153,7 @@ class ControllerClientCompatTest {
 
     @Test
     void manualScaleSplitsASegmentThenTheStreamIsTruncatedPastIt() {
-        String scope = uniqueName("compat-scale");
+        String scope = RealPravega.uniqueName("compat-scale");
         assertThat(controller.createScope(scope)).isTrue();
         ScopedStream stream = ScopedStream.of(scope, "st");
         assertThat(controller.createStream(stream, StreamConfiguration.builder().build())).isTrue();

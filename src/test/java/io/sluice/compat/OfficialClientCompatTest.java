@@ -1,16 +1,9 @@
 package io.sluice.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
-import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -29,9 +22,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * no duplicates), a committed and an aborted transaction, a key-value table, a byte stream, a state synchronizer,
  * and the cleanup. See {@code compat/README.md}.
  *
- * <p>Each {@link Target} is one cell of the compatibility matrix (design.md §7): today the real Pravega 0.13
- * standalone (which proves the driver itself); Sluice's embedded server is the one-line addition marked in
- * {@link #targets()}. The driver's stdout (one JSON line) and stderr go to
+ * <p>Each {@link Target} is one cell of the compatibility matrix (design.md §7): the real Pravega 0.13 standalone
+ * (which proves the driver itself) and Sluice's embedded server (started in this JVM for the run). The driver runs
+ * through {@link OfficialClient}; its stdout (one JSON line) and stderr go to
  * {@code target/official-client/<cell>.{json,log}}; on failure the JSON and the tail of the log are in the assertion
  * message and on this test's stderr.
  */
@@ -43,15 +36,8 @@ class OfficialClientCompatTest {
     private static final Duration DRIVER_TIMEOUT = Duration.ofMinutes(4);
     /** Bound on the process, a little above the driver's own (JVM start, cleanup, output). */
     private static final Duration PROCESS_TIMEOUT = DRIVER_TIMEOUT.plusSeconds(60);
-    /** First build from a clean clone: ~34 MB of jars (57 MB with plugins) from Maven Central; 73 s measured here. */
-    private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(6);
     private static final List<String> PARTS =
             List.of("events", "txn", "kvt", "bytestream", "synchronizer", "cleanup");
-    private static final int LOG_TAIL_LINES = 120;
-
-    private static final Path REPO = Path.of("").toAbsolutePath();
-    private static final Path SCRIPT = REPO.resolve("compat/official-client.sh");
-    private static final Path OUT = REPO.resolve("target/official-client");
 
     /** A running server the official client is checked against; closing it stops it if the test started it. */
     interface Server extends AutoCloseable {
@@ -110,26 +96,20 @@ class OfficialClientCompatTest {
 
     @BeforeAll
     static void buildDriver() throws Exception {
-        assertThat(SCRIPT).as("the driver's script (tests run from the project root)").isExecutable();
-        Files.createDirectories(OUT);
-        // Built (or found in the cache) on its own, so the verify runs below are not charged for the download.
-        Result build = run("build", List.of(SCRIPT.toString(), "build"), BUILD_TIMEOUT);
-        if (build.exitCode() != 0) {
-            fail("compat/official-client.sh build failed (exit " + build.exitCode() + "):\n" + build.logTail());
-        }
+        // built (or found in the cache) on its own, so the verify runs below are not charged for the download
+        OfficialClient.build();
     }
 
     @ParameterizedTest(name = "official Pravega 0.13 client verify x {0}")
     @MethodSource("targets")
     void officialClientPassesVerify(Target target) throws Exception {
         try (Server server = target.start().call()) {
-            Result result = run(target.slug(), List.of(SCRIPT.toString(), "verify",
+            OfficialClient.Result result = OfficialClient.run(target.slug(), List.of("verify",
                     "--controller", server.controllerUri().toString(),
                     "--events", Integer.toString(EVENTS),
                     "--timeout-seconds", Long.toString(DRIVER_TIMEOUT.toSeconds())), PROCESS_TIMEOUT);
             String json = result.json();
-            String context = "official client x " + target + ": exit " + result.exitCode() + "\nJSON: " + json
-                    + "\nlast " + LOG_TAIL_LINES + " lines of " + result.log() + ":\n" + result.logTail();
+            String context = "official client x " + target + ": " + result.describe();
             if (result.exitCode() != 0 || !json.startsWith("{\"ok\":true,")) {
                 System.err.println(context);
             }
@@ -140,48 +120,5 @@ class OfficialClientCompatTest {
             }
             assertThat(json).as(context).contains("\"events\":" + EVENTS + ",", "\"read\":" + EVENTS + ",");
         }
-    }
-
-    /** What one run of the script left: exit code and where its stdout and stderr went. */
-    private record Result(int exitCode, Path stdout, Path log) {
-        /** @return the last line of stdout (the driver's JSON), or "" */
-        String json() throws IOException {
-            List<String> lines = Files.readAllLines(stdout, StandardCharsets.UTF_8);
-            for (int i = lines.size() - 1; i >= 0; i--) {
-                if (!lines.get(i).isBlank()) {
-                    return lines.get(i).trim();
-                }
-            }
-            return "";
-        }
-
-        String logTail() throws IOException {
-            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
-        }
-    }
-
-    /**
-     * Runs {@code command} from the project root with stdout and stderr in files named after {@code name}. Blocks
-     * up to {@code timeout}; past it, kills the process and everything it started and reports exit code -1.
-     */
-    private static Result run(String name, List<String> command, Duration timeout)
-            throws IOException, InterruptedException {
-        Path stdout = OUT.resolve(name + ".json");
-        Path log = OUT.resolve(name + ".log");
-        Process process = new ProcessBuilder(new ArrayList<>(command))
-                .directory(REPO.toFile())
-                .redirectOutput(stdout.toFile())
-                .redirectError(log.toFile())
-                .start();
-        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
-            Files.writeString(log, "\n[test] killed after " + timeout.toSeconds() + " s\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.APPEND);
-            return new Result(-1, stdout, log);
-        }
-        return new Result(process.exitValue(), stdout, log);
     }
 }

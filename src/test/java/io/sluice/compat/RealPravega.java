@@ -6,6 +6,8 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -89,6 +91,19 @@ public final class RealPravega {
         URI uri = controllerUri();
         return Grpc.newChannelBuilderForAddress(uri.getHost(), uri.getPort(), InsecureChannelCredentials.create())
                 .build();
+    }
+
+    /**
+     * A name no earlier run used, so tests also pass against a server that outlives one run (and reruns never
+     * collide): {@code prefix} and 12 random hex digits. Does not block.
+     *
+     * @param prefix what the name is for, e.g. {@code compat-streams}
+     * @return {@code prefix-<12 hex digits>}, a valid Pravega scope or stream name if {@code prefix} is one
+     */
+    public static String uniqueName(String prefix) {
+        byte[] random = new byte[6];
+        ThreadLocalRandom.current().nextBytes(random);
+        return prefix + "-" + HexFormat.of().formatHex(random);
     }
 
     /**

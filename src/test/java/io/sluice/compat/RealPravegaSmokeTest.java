@@ -8,8 +8,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.util.HexFormat;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
@@ -68,16 +66,9 @@ class RealPravegaSmokeTest {
         return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS);
     }
 
-    /** Names unique per run, so the tests also pass against a server that outlives one run. */
-    private static String uniqueName(String prefix) {
-        byte[] random = new byte[6];
-        ThreadLocalRandom.current().nextBytes(random);
-        return prefix + "-" + HexFormat.of().formatHex(random);
-    }
-
     @Test
     void controllerCreatesAndFindsAScope() {
-        ScopeInfo scope = ScopeInfo.newBuilder().setScope(uniqueName("sluice-smoke")).build();
+        ScopeInfo scope = ScopeInfo.newBuilder().setScope(RealPravega.uniqueName("sluice-smoke")).build();
 
         assertThat(controller().checkScopeExists(scope).getExists()).as("exists before creation").isFalse();
         assertThat(controller().createScope(scope).getStatus()).isEqualTo(CreateScopeStatus.Status.SUCCESS);
@@ -87,7 +78,7 @@ class RealPravegaSmokeTest {
 
     @Test
     void segmentStoreOfANewStreamSpeaksSluiceWire() throws IOException {
-        String scopeName = uniqueName("sluice-smoke");
+        String scopeName = RealPravega.uniqueName("sluice-smoke");
         String streamName = "stream";
         assertThat(controller().createScope(ScopeInfo.newBuilder().setScope(scopeName).build()).getStatus())
                 .isEqualTo(CreateScopeStatus.Status.SUCCESS);

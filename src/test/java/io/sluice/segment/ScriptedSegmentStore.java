@@ -72,6 +72,11 @@ final class ScriptedSegmentStore implements AutoCloseable {
         return new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
     }
 
+    /** @return how many connections clients made so far */
+    int connections() {
+        return connections.get();
+    }
+
     /** @return every command received except Hello, in order */
     List<WireCommand> received() {
         return List.copyOf(received);

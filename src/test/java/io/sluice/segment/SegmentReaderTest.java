@@ -111,6 +111,21 @@ class SegmentReaderTest {
     }
 
     @Test
+    void anEventLargerThanTheBufferIsReadWhole() throws Exception {
+        write(SEG, 0, 3, 100);
+        write(SEG, 3, 1, 3 * 1024 * 1024);
+        write(SEG, 4, 2, 100);
+        // a 1 KiB prefetch window and a 3 MiB event: the reader must fetch past its window to complete the event
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 1024);
+        List<SegmentReader.ReadEvent> events = take(r, 6);
+        assertThat(events).hasSize(6);
+        for (int i = 0; i < 6; i++) {
+            assertThat(text(events.get(i))).startsWith("event-" + i + "-");
+        }
+        assertThat(events.get(3).payload().remaining()).isEqualTo("event-3-".length() * (3 * 1024 * 1024 / 10));
+    }
+
+    @Test
     void waitsAtTheTailAndWakesOnNewData() throws Exception {
         SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
         assertThat(r.next()).isNull();

@@ -1,6 +1,7 @@
 package io.sluice.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,15 +18,20 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.common.Deadline;
+import io.sluice.common.Retry;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.RawClient;
 import io.sluice.connection.TcpConnectionFactory;
+import io.sluice.errors.RetriesExhaustedException;
 import io.sluice.server.SegmentStore;
 import io.sluice.server.SegmentStoreServer;
 import io.sluice.server.TokenVerifier;
+import io.sluice.wire.AppendSetup;
 import io.sluice.wire.EventFrames;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.SegmentRead;
+import io.sluice.wire.SetupAppend;
+import io.sluice.wire.WireProtocol;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,6 +139,30 @@ class SegmentWriterTest {
         assertThat(events).hasSize(n);
         for (int i = 0; i < n; i++) {
             assertThat(events.get(i)).isEqualTo("event-" + i);
+        }
+    }
+
+    @Test
+    void aSegmentStoreClosingOnEveryResendFailsTheWriterAfterItsRetriesNotEndlessly() throws Exception {
+        // what a real Pravega segment store does with a frame it refuses: the session is set up, the append closes
+        // the connection. Without a bound the writer reconnected and resent thousands of times, and flush never ended.
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore((conn, request, peer) -> {
+            if (request instanceof SetupAppend s) {
+                peer.send(new AppendSetup(s.requestId(), SEG, s.writerId(), WireProtocol.NULL_ATTRIBUTE_VALUE));
+            } else {
+                peer.hangUp();
+            }
+        })) {
+            Retry quick = Retry.withExpBackoff(Duration.ofMillis(1), 2, 4, Duration.ofMillis(20));
+            SegmentWriter w = new SegmentWriter(SEG, UUID.randomUUID(), pool, SegmentLocator.fixed(fake.endpoint()),
+                    () -> null, new SegmentWriter.Config(quick, 1024 * 1024, Duration.ofSeconds(10)), (s, u) -> { });
+            PendingEvent poison = event("poison");
+            w.write(poison);
+            assertThatThrownBy(() -> poison.future().get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RetriesExhaustedException.class).hasMessageContaining("4 times in a row");
+            assertThat(fake.connections()).as("one connection per attempt").isEqualTo(4);
+            assertThatThrownBy(() -> w.write(event("more"))).isInstanceOf(RetriesExhaustedException.class);
+            w.close();
         }
     }
 

@@ -136,7 +136,8 @@ class DecoderFuzzTest {
                 .putLong(0).put((byte) 0).put((byte) 0).putInt(16 << 20).array();
         decodeAll(read);
         // a header announcing the largest frame, with none of it present
-        byte[] header = ByteBuffer.allocate(8).putInt(3).putInt(WireProtocol.MAX_WIRECOMMAND_SIZE).array();
+        byte[] header = ByteBuffer.allocate(8).putInt(3).putInt(WireProtocol.MAX_WIRECOMMAND_SIZE
+                - WireProtocol.HEADER_SIZE).array();
         decodeAll(header);
         assertThat(rejected).isEqualTo(3);
         assertThat(incomplete).isEqualTo(1);

@@ -87,8 +87,11 @@ class FrameCodecTest {
         assertThat(problemOf(() -> FrameCodec.decode(frame(100, Integer.MIN_VALUE)))).isEqualTo(Problem.NEGATIVE_LENGTH);
         assertThat(problemOf(() -> FrameCodec.decode(frame(3, WireProtocol.MAX_WIRECOMMAND_SIZE + 1)))).isEqualTo(Problem.OVERSIZED_LENGTH);
         assertThat(problemOf(() -> FrameCodec.decode(frame(3, Integer.MAX_VALUE)))).isEqualTo(Problem.OVERSIZED_LENGTH);
+        // the limit counts the header, as Pravega's LengthFieldBasedFrameDecoder(0xFFFFFF, 4, 4) does
+        assertThat(problemOf(() -> FrameCodec.decode(frame(3, WireProtocol.MAX_WIRECOMMAND_SIZE - 7))))
+                .isEqualTo(Problem.OVERSIZED_LENGTH);
         // exactly the limit is a legal header: the decoder waits for the payload
-        assertThat(FrameCodec.decode(frame(3, WireProtocol.MAX_WIRECOMMAND_SIZE))).isNull();
+        assertThat(FrameCodec.decode(frame(3, WireProtocol.MAX_WIRECOMMAND_SIZE - 8))).isNull();
     }
 
     @Test

@@ -18,8 +18,9 @@ import io.pravega.client.admin.StreamManager;
 
 /**
  * The official Pravega 0.13 Java client driver: runs {@code verify} (a functional check of the official client
- * against a server) or {@code bench} (throughput and latency with the workload of Sluice's {@code bench}) against
- * any controller URI, in its own JVM with its own class path. See {@link Options#USAGE} and compat/README.md.
+ * against a server), {@code bench} (throughput and latency with the workload of Sluice's {@code bench}) or
+ * {@code route} (one event per given routing key, for comparing where clients route keys) against any controller
+ * URI, in its own JVM with its own class path. See {@link Options#USAGE} and compat/README.md.
  *
  * <p>Prints exactly one JSON line on stdout at the end (also when the watchdog ends a run that overran
  * {@code --timeout-seconds}); everything else goes to stderr. Exit code 0 only if every check passed.
@@ -91,7 +92,11 @@ public final class Driver {
         boolean ok;
         try {
             requireReachable(run);
-            ok = options.mode().equals("verify") ? verify(run, report) : bench(run, report);
+            ok = switch (options.mode()) {
+                case "verify" -> verify(run, report);
+                case "route" -> RoutePart.run(run, report);
+                default -> bench(run, report);
+            };
         } catch (Throwable t) {
             LOG.error("run failed in phase '{}'", run.phase(), t);
             report.put("error", "in phase '" + run.phase() + "': " + Part.describe(t));

@@ -2,6 +2,7 @@ package io.sluice.compat.official;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -26,20 +27,24 @@ import java.util.Set;
  * @param warmupEvents    bench: events written and read on a separate stream before the measured run
  * @param parts           verify: which parts to run
  * @param keep            leave streams, tables and the scope in place (no cleanup)
+ * @param keysFile        route: the routing keys, one a line as the hex of their UTF-16 code units; else null
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
-               boolean keep) {
+               boolean keep, Path keysFile) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
 
     static final String USAGE = """
-            usage: Driver verify|bench [options]
+            usage: Driver verify|bench|route [options]
               verify   functional check of the official Pravega 0.13 client against a server: events through a
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
               bench    write/read throughput and awaited-write latency (the workload of `sluice bench`)
+              route    writes one event "official:<i>" with the i-th routing key of --keys-file to the EXISTING
+                       --scope/--stream (nothing created or deleted), so another client can check where the
+                       official client routed each key
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -53,6 +58,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --warmup-events W       bench: write and read W events on another stream first, default 0
               --parts a,b,...         verify: subset of events,txn,kvt,bytestream,synchronizer (default all)
               --keep                  do not delete what the run created
+              --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
+                                      (4 digits a char, so any key survives; an empty line is the empty key)
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -78,8 +85,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!mode.equals("verify") && !mode.equals("bench")) {
-            throw new UsageException("unknown mode '" + mode + "': expected verify or bench");
+        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route")) {
+            throw new UsageException("unknown mode '" + mode + "': expected verify, bench or route");
         }
         boolean verify = mode.equals("verify");
         String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
@@ -95,6 +102,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         int warmup = 0;
         Set<String> parts = new LinkedHashSet<>(ALL_PARTS);
         boolean keep = false;
+        Path keysFile = null;
+        boolean scopeGiven = false;
+        boolean streamGiven = false;
 
         List<String> rest = new ArrayList<>(List.of(args).subList(1, args.length));
         for (int i = 0; i < rest.size(); i++) {
@@ -127,8 +137,15 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             }
             switch (name) {
                 case "--controller" -> controller = controllerUri(value);
-                case "--scope" -> scope = streamName(name, value);
-                case "--stream" -> stream = streamName(name, value);
+                case "--scope" -> {
+                    scope = streamName(name, value);
+                    scopeGiven = true;
+                }
+                case "--stream" -> {
+                    stream = streamName(name, value);
+                    streamGiven = true;
+                }
+                case "--keys-file" -> keysFile = Path.of(value);
                 case "--events" -> events = intArg(name, value, 1, Integer.MAX_VALUE / 2);
                 case "--size" -> size = intArg(name, value, Payload.HEADER_BYTES, Payload.MAX_EVENT_BYTES);
                 case "--segments" -> segments = intArg(name, value, 1, 1000);
@@ -140,8 +157,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 default -> throw new UsageException("unknown option '" + name + "'");
             }
         }
+        if (mode.equals("route") && (keysFile == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("route needs --scope, --stream (an existing stream) and --keys-file");
+        }
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
-                warmup, parts, keep);
+                warmup, parts, keep || mode.equals("route"), keysFile);
     }
 
     private static URI controllerUri(String value) throws UsageException {
