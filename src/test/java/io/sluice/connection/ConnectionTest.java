@@ -277,8 +277,9 @@ class ConnectionTest {
                 keepAlives.countDown();
             }
         }));
-        // intervals generous enough that a loaded CI machine answers within one
-        ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(200), Duration.ofMillis(200));
+        // an interval generous enough that a loaded 2-core CI machine answers within one (200 ms was not: a stall of
+        // the test JVM longer than one interval ends the connection, which is what the keep-alive is for)
+        ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(100), Duration.ofSeconds(1));
         Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), longWait()));
         assertThat(keepAlives.await(20, TimeUnit.SECONDS)).isTrue();
         assertThat(c.isOpen()).isTrue();
