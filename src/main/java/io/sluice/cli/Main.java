@@ -104,7 +104,7 @@ public final class Main implements Runnable {
      * @return the exit status: 0 on success, 1 on a failure, 2 on bad usage
      */
     public static int run(String... args) {
-        return commandLine(new Main()).execute(args);
+        return commandLine(new Main(), args).execute(args);
     }
 
     /**
@@ -138,7 +138,7 @@ public final class Main implements Runnable {
      * @return the exit status
      */
     static int run(Main main, PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cli = commandLine(main);
+        CommandLine cli = commandLine(main, args);
         cli.setOut(out);
         cli.setErr(err);
         int status = cli.execute(args);
@@ -147,10 +147,36 @@ public final class Main implements Runnable {
         return status;
     }
 
-    private static CommandLine commandLine(Main main) {
-        CommandLine cli = new CommandLine(main);
+    /**
+     * The command line that runs {@code args}. When they start with a command's name, only that command's model is
+     * built: picocli builds the model of every command in {@code @Command(subcommands)} by reflection, which costs a
+     * few hundred milliseconds on a cold JVM, a large part of {@code sluice server}'s start. Help, version and
+     * mistakes at the top level get the whole model. Commands reach {@code Main} through
+     * {@code spec.root().userObject()}: the top level of the lazy model does not inject {@code @ParentCommand}.
+     */
+    static CommandLine commandLine(Main main, String... args) {
+        Class<?> command = args.length == 0 ? null : subcommandNamed(args[0]);
+        CommandLine cli;
+        if (command == null) {
+            cli = new CommandLine(main);
+        } else {
+            Command top = Main.class.getAnnotation(Command.class);
+            cli = new CommandLine(CommandLine.Model.CommandSpec.wrapWithoutInspection(main).name(top.name()));
+            cli.addSubcommand(command.getAnnotation(Command.class).name(), command);
+        }
         cli.setParameterExceptionHandler(Main::usageError);
         return cli;
+    }
+
+    /** @return the class in {@code @Command(subcommands)} named {@code name} (or with that alias), or null */
+    private static Class<?> subcommandNamed(String name) {
+        for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
+            Command command = c.getAnnotation(Command.class);
+            if (command != null && (command.name().equals(name) || Arrays.asList(command.aliases()).contains(name))) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /** One line naming the mistake and where to find help, instead of picocli's full usage text. */

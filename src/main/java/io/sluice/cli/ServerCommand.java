@@ -71,8 +71,20 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--tls-key", paramLabel = "PEM", description = "the certificate's unencrypted PKCS#8 private key (BEGIN PRIVATE KEY)")
     private Path tlsKey;
 
+    /**
+     * The system property that keeps (shaded) Netty from loading its native epoll transport: the controller's gRPC
+     * listener then uses Java's NIO. Loading epoll unpacks a shared library from the jar into a temporary file first,
+     * some 40-70 ms of the server's start; the controller's few calls do not need epoll (segment data does not go
+     * through gRPC).
+     */
+    static final String NETTY_NO_NATIVE_PROPERTY = "io.grpc.netty.shaded.io.netty.transport.noNative";
+
     @Override
     public Integer call() throws IOException, InterruptedException {
+        if (System.getProperty(NETTY_NO_NATIVE_PROPERTY) == null) {
+            // before anything initialises Netty; -D...=false in SLUICE_JAVA_OPTS keeps epoll
+            System.setProperty(NETTY_NO_NATIVE_PROPERTY, "true");
+        }
         PrintWriter out = spec.commandLine().getOut();
         EmbeddedServer.Builder b = EmbeddedServer.builder().host(host).controllerPort(controllerPort)
                 .segmentStorePort(segmentStorePort).containers(containers).fsync(!noFsync).snapshotAfterBytes(snapshotAfter);
