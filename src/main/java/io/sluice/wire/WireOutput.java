@@ -160,8 +160,12 @@ public final class WireOutput {
     public void writeEventFrame(ByteBuffer payload) {
         int n = payload.remaining();
         ensure(8 + n);
-        byte[] a = buf.array();
-        int p = buf.arrayOffset() + buf.position();
+        putEventFrame(buf.array(), buf.arrayOffset() + buf.position(), payload, n);
+        buf.position(buf.position() + 8 + n);
+    }
+
+    /** Puts {@code [i32 0][i32 n][payload]} at {@code a[p]}; the payload's position does not move. */
+    private static void putEventFrame(byte[] a, int p, ByteBuffer payload, int n) {
         INT_BE.set(a, p, 0);
         INT_BE.set(a, p + 4, n);
         if (payload.hasArray()) {
@@ -169,7 +173,6 @@ public final class WireOutput {
         } else {
             payload.get(payload.position(), a, p + 8, n);
         }
-        buf.position(buf.position() + 8 + n);
     }
 
     /**
@@ -194,13 +197,7 @@ public final class WireOutput {
             if (n > end - p - 8) {
                 throw new IllegalArgumentException("event frames take more than the " + framedBytes + " bytes announced");
             }
-            INT_BE.set(a, p, 0);
-            INT_BE.set(a, p + 4, n);
-            if (payload.hasArray()) {
-                System.arraycopy(payload.array(), payload.arrayOffset() + payload.position(), a, p + 8, n);
-            } else {
-                payload.get(payload.position(), a, p + 8, n);
-            }
+            putEventFrame(a, p, payload, n);
             p += 8 + n;
         }
         if (p != end) {
