@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.sluice.auth.AccessOperation;
 import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.common.KeyHash;
+import io.sluice.common.Threads;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.SegmentSuccessors;
@@ -337,6 +339,9 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     }
 
     /** The handle of one write. */
+    /** Runs the stages users attach to {@link WriteHandle#toCompletableFuture()}, each on a new virtual thread. */
+    private static final Executor CALLBACKS = task -> Threads.startVirtual("sluice-write-completion", task);
+
     private record Handle(CompletableFuture<Void> future) implements WriteHandle {
         @Override
         public boolean isDone() {
@@ -371,7 +376,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
         @Override
         public CompletableFuture<Void> toCompletableFuture() {
-            return future.thenApply(v -> v);
+            // the original completes on a connection's reader thread: users' stages must not run there
+            return future.thenApplyAsync(v -> v, CALLBACKS);
         }
     }
 }

@@ -52,6 +52,15 @@ public interface Connection extends AutoCloseable {
      */
     void sendFrames(java.util.function.Consumer<io.sluice.wire.WireOutput> frames);
 
+    /**
+     * Like {@link #sendFrames(java.util.function.Consumer)}, but never waits: if the write queue is full the writer is
+     * not queued. Safe to call while holding a lock.
+     *
+     * @return true if the writer was queued, false if the queue was full
+     * @throws io.sluice.errors.ConnectionFailedException if the connection is closed
+     */
+    boolean trySendFrames(java.util.function.Consumer<io.sluice.wire.WireOutput> frames);
+
     /** @return true until the connection fails or is closed */
     boolean isOpen();
 

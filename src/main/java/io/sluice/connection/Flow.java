@@ -4,6 +4,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import io.sluice.common.Deadline;
 import io.sluice.errors.ConnectionFailedException;
@@ -27,6 +28,8 @@ public final class Flow implements AutoCloseable {
     private final BlockingQueue<Delivery> inbox = new LinkedBlockingQueue<>();
     private final AtomicInteger sequence = new AtomicInteger();
     private volatile Delivery.Dropped dropped;
+    /** Offered every reply first, on the connection's reader thread; see {@link #intercept}. */
+    private volatile Predicate<Reply> interceptor;
 
     Flow(SocketConnection connection) {
         this.connection = connection;
@@ -129,8 +132,24 @@ public final class Flow implements AutoCloseable {
         };
     }
 
+    /**
+     * Lets {@code handler} take replies before they are queued: the connection's reader thread offers it every reply
+     * of this flow, in order, and queues only those it declines (returns false for). Spares the hand-over to the
+     * awaiting thread for replies that need little work. The handler runs on the reader thread, so it must be quick
+     * and must never block or do I/O: every flow of the connection waits for it.
+     *
+     * @param handler takes the replies it returns true for; {@code null} to queue everything again
+     */
+    public void intercept(Predicate<Reply> handler) {
+        this.interceptor = handler;
+    }
+
     /** Called by the reader thread; never blocks. */
     void deliver(Reply reply) {
+        Predicate<Reply> handler = interceptor;
+        if (handler != null && handler.test(reply)) {
+            return;
+        }
         inbox.add(new Delivery.Received(reply));
     }
 

@@ -175,6 +175,12 @@ final class SocketConnection implements Connection {
         enqueue(frames);
     }
 
+    @Override
+    public boolean trySendFrames(java.util.function.Consumer<WireOutput> frames) {
+        requireOpen();
+        return outbound.offer(frames);
+    }
+
     private void enqueue(Object item) {
         requireOpen();
         boolean queued;

@@ -120,7 +120,7 @@ public final class SegmentWriter implements AutoCloseable {
     private final Thread flusher;
     private final Thread receiver;
     /** Confined to the receiver: an append was acknowledged on the current session. */
-    private boolean acknowledgedThisSession;
+    private volatile boolean acknowledgedThisSession;
     /** The segment's length after the last acknowledged append (−1 before any): a position for watermarks. */
     private volatile long lastAckedOffset = -1;
 
@@ -169,6 +169,9 @@ public final class SegmentWriter implements AutoCloseable {
                 case FAILED -> throw failure;
                 case CLOSED -> throw new IllegalStateException("the writer of segment " + segment + " is closed");
                 default -> {
+                    if (phase == Phase.READY && queued.isEmpty() && inflight.isEmpty() && sentDirectly(event)) {
+                        return true;
+                    }
                     queued.add(event);
                     changed.signalAll();
                     return true;
@@ -177,6 +180,32 @@ public final class SegmentWriter implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock, with nothing queued or in flight: hands the event to the connection from the caller's thread,
+     * sparing the flusher's wake-up (what an awaited write would wait for). Queueing on the connection never waits
+     * and nothing is in flight, so no block of the flusher can overtake or be overtaken by this one. Under load the
+     * flusher batches as before.
+     *
+     * @return false if the connection's queue is full (nothing changed: queue the event for the flusher)
+     */
+    private boolean sentDirectly(PendingEvent event) {
+        long number = lastEventNumber + event.count();
+        event.eventNumber = number;
+        long requestId = lease.nextRequestId();
+        List<PendingEvent> block = List.of(event);
+        try {
+            if (!lease.flow().connection().trySendFrames(out -> encodeBlock(out, block, number, requestId))) {
+                return false;
+            }
+        } catch (ConnectionFailedException e) {
+            // the connection is gone: the receiver reconnects and resends what is in flight, this event included
+            LOG.debug("event for {} not sent: {}", segment, e.getMessage());
+        }
+        lastEventNumber = number;
+        inflight.add(event);
+        return true;
     }
 
     /** @return the segment's length after this writer's last acknowledged append, or −1 if none yet */
@@ -331,13 +360,7 @@ public final class SegmentWriter implements AutoCloseable {
     /** @return false when the writer is done (ended or failed) */
     private boolean handle(Reply r) {
         switch (r) {
-            case DataAppended ack -> {
-                acknowledgedThisSession = true;
-                if (ack.currentSegmentWriteOffset() >= 0) {
-                    lastAckedOffset = ack.currentSegmentWriteOffset();
-                }
-                acknowledge(ack.eventNumber());
-            }
+            case DataAppended ack -> acknowledged(ack);
             case SegmentIsSealed s -> {
                 end();
                 return false;
@@ -361,6 +384,26 @@ public final class SegmentWriter implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Takes acknowledgements on the connection's reader thread (see {@link io.sluice.connection.Flow#intercept}): completing the
+     * acknowledged events there spares a hand-over to the receiver, which an awaited write would wait for. Only takes
+     * the lock briefly; the events' futures complete without running user code (the writer hands users copies
+     * whose stages run elsewhere). Acknowledgements are facts about the segment ("durable up to N"), so taking one
+     * late, or from a connection that has since been replaced, is harmless.
+     */
+    private boolean takeAcknowledgement(Reply r) {
+        if (r instanceof DataAppended ack) {
+            acknowledged(ack);
+            return true;
+        }
+        return false;
+    }
+
+    private void acknowledged(DataAppended ack) {
+        acknowledgedThisSession = true;
+        acknowledge(ack.eventNumber(), ack.currentSegmentWriteOffset());
+    }
+
     private void refreshToken() {
         DelegationTokenProvider p = tokens.get();
         if (p != null) {
@@ -368,10 +411,13 @@ public final class SegmentWriter implements AutoCloseable {
         }
     }
 
-    private void acknowledge(long eventNumber) {
+    private void acknowledge(long eventNumber, long segmentOffset) {
         List<PendingEvent> done = new ArrayList<>();
         lock.lock();
         try {
+            if (segmentOffset > lastAckedOffset) {
+                lastAckedOffset = segmentOffset;
+            }
             while (!inflight.isEmpty() && inflight.peek().eventNumber <= eventNumber) {
                 done.add(inflight.poll());
             }
@@ -479,6 +525,7 @@ public final class SegmentWriter implements AutoCloseable {
             }
             resend = new ArrayList<>(inflight);
             lease = l;
+            l.flow().intercept(this::takeAcknowledgement);
         } finally {
             lock.unlock();
         }

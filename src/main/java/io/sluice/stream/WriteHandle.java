@@ -27,6 +27,9 @@ public interface WriteHandle {
      */
     void await(Duration timeout);
 
-    /** @return a future completing with the write, for callers who compose asynchronously */
+    /**
+     * @return a new future completing with the write, for callers who compose asynchronously; its stages run on a
+     *     virtual thread of their own, never on the client's connection threads, so they may block
+     */
     CompletableFuture<Void> toCompletableFuture();
 }

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -91,6 +92,7 @@ class CrashSafetyTest {
         segmentStorePort = freePort();
         Process server = startServer(0);
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        List<CompletableFuture<Void>> callbacks = new ArrayList<>();
         AtomicInteger written = new AtomicInteger();
         int unacknowledgedAtKills = 0;
         WriterConfig patient = WriterConfig.DEFAULT.withRetry(Retry.withExpBackoff(Duration.ofMillis(10), 2, 30, Duration.ofMillis(500)));
@@ -105,7 +107,7 @@ class CrashSafetyTest {
                         int n = written.getAndIncrement();
                         String event = "k" + (n % KEYS) + ":" + n;
                         WriteHandle h = writer.write("k" + (n % KEYS), event);
-                        h.toCompletableFuture().thenRun(() -> acknowledged.add(event));
+                        callbacks.add(h.toCompletableFuture().thenRun(() -> acknowledged.add(event)));
                         if (n == killAt - 1500) {
                             unacknowledgedAtKills += written.get() - acknowledged.size();
                             server.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
@@ -114,6 +116,8 @@ class CrashSafetyTest {
                     }
                 }
                 writer.flush();
+                // the stages of toCompletableFuture() run on threads of their own: wait for the last of them
+                CompletableFuture.allOf(callbacks.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
             }
         } finally {
             server.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
