@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -149,6 +151,32 @@ class EventStreamWriterTest {
             h.await(Duration.ofSeconds(20));
             assertThat(h.isDone()).isTrue();
         }
+    }
+
+    @Test
+    void stagesOnAWritesFutureMayBlockWithoutStallingTheWriter() throws Exception {
+        createStream(1);
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<String> stageThread = new CompletableFuture<>();
+            CompletableFuture<Void> blocked = writer.write("k", "first").toCompletableFuture().thenRun(() -> {
+                stageThread.complete(Thread.currentThread().getName());
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertThat(stageThread.get(20, TimeUnit.SECONDS)).doesNotStartWith("sluice-reader");
+            // the stage still blocks: acknowledgements of later writes on the same connection arrive regardless
+            for (int i = 0; i < 20; i++) {
+                writer.write("k", "next" + i).await(Duration.ofSeconds(20));
+            }
+            assertThat(blocked).isNotDone();
+            release.countDown();
+            blocked.get(20, TimeUnit.SECONDS);
+        }
+        assertThat(contents().values().iterator().next()).hasSize(21).startsWith("first");
     }
 
     @Test
