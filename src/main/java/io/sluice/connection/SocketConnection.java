@@ -350,6 +350,8 @@ final class SocketConnection implements Connection {
         try {
             Thread.sleep(config.keepAliveInitialDelay());
             while (isOpen()) {
+                // taken before the KeepAlive goes out: a reply that arrives before this thread runs again must count
+                long now = System.nanoTime();
                 if (lastReceivedNanos - lastCheck > 0) {
                     outstanding = false;
                 } else if (outstanding) {
@@ -359,7 +361,7 @@ final class SocketConnection implements Connection {
                     send(new KeepAlive());
                     outstanding = true;
                 }
-                lastCheck = System.nanoTime();
+                lastCheck = now;
                 Thread.sleep(config.keepAliveInterval());
             }
         } catch (InterruptedException e) {
