@@ -53,34 +53,11 @@ elapsed() { # seconds since $1 (ms), one decimal
 find_driver_java() {
   # The driver is compiled for Java 17 (what Pravega 0.13 was released and tested on); prefer a JDK 17, otherwise
   # take the newest JDK >= 17.
-  local candidates=() dir v best="" bestv=0
-  if [ -n "${SLUICE_COMPAT_JAVA_HOME:-}" ]; then
-    [ -x "$SLUICE_COMPAT_JAVA_HOME/bin/java" ] || die "SLUICE_COMPAT_JAVA_HOME=$SLUICE_COMPAT_JAVA_HOME has no bin/java"
-    DRIVER_JAVA="$SLUICE_COMPAT_JAVA_HOME/bin/java"
-    return 0
+  if ! sluice_find_compat_java 17; then
+    [ -z "${SLUICE_COMPAT_JAVA_HOME:-}" ] || die "SLUICE_COMPAT_JAVA_HOME=$SLUICE_COMPAT_JAVA_HOME has no bin/java"
+    die "no JDK 17 or newer found to run the official client (looked at JAVA_HOME, /usr/lib/jvm/*, java on PATH); set SLUICE_COMPAT_JAVA_HOME"
   fi
-  [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
-  for dir in $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV); do
-    candidates+=("${dir%/}")
-  done
-  if command -v java >/dev/null 2>&1; then
-    candidates+=("$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")")
-  fi
-  for dir in "${candidates[@]}"; do
-    [ -x "$dir/bin/java" ] || continue
-    v=$(sluice_java_feature "$dir/bin/java")
-    [ -n "$v" ] || continue
-    if [ "$v" = 17 ]; then
-      DRIVER_JAVA="$dir/bin/java"
-      return 0
-    fi
-    if [ "$v" -ge 17 ] && [ "$v" -gt "$bestv" ]; then
-      best="$dir/bin/java"
-      bestv=$v
-    fi
-  done
-  [ -n "$best" ] || die "no JDK 17 or newer found to run the official client (looked at JAVA_HOME, /usr/lib/jvm/*, java on PATH); set SLUICE_COMPAT_JAVA_HOME"
-  DRIVER_JAVA="$best"
+  DRIVER_JAVA="$SLUICE_COMPAT_JAVA"
 }
 
 # ---------------------------------------------------------------- build

@@ -99,34 +99,11 @@ load_ports() { # the ports of the running server (written by start)
 find_pravega_java() {
   # Pravega 0.13 is built for Java 11 and tested on 17; the standalone also runs on 25 (only Netty warnings).
   # A JDK 17 is preferred because it is what 0.13 was released for; otherwise the newest JDK >= 11.
-  local candidates=() dir v best="" bestv=0
-  if [ -n "${SLUICE_COMPAT_JAVA_HOME:-}" ]; then
-    [ -x "$SLUICE_COMPAT_JAVA_HOME/bin/java" ] || die "SLUICE_COMPAT_JAVA_HOME=$SLUICE_COMPAT_JAVA_HOME has no bin/java"
-    PRAVEGA_JAVA="$SLUICE_COMPAT_JAVA_HOME/bin/java"
-    return 0
+  if ! sluice_find_compat_java 11; then
+    [ -z "${SLUICE_COMPAT_JAVA_HOME:-}" ] || die "SLUICE_COMPAT_JAVA_HOME=$SLUICE_COMPAT_JAVA_HOME has no bin/java"
+    die "no JDK 11 or newer found to run Pravega (looked at JAVA_HOME, /usr/lib/jvm/*, java on PATH); set SLUICE_COMPAT_JAVA_HOME"
   fi
-  [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
-  for dir in $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV); do
-    candidates+=("${dir%/}")
-  done
-  if command -v java >/dev/null 2>&1; then
-    candidates+=("$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")")
-  fi
-  for dir in "${candidates[@]}"; do
-    [ -x "$dir/bin/java" ] || continue
-    v=$(sluice_java_feature "$dir/bin/java")
-    [ -n "$v" ] || continue
-    if [ "$v" = 17 ]; then
-      PRAVEGA_JAVA="$dir/bin/java"
-      return 0
-    fi
-    if [ "$v" -ge 11 ] && [ "$v" -gt "$bestv" ]; then
-      best="$dir/bin/java"
-      bestv=$v
-    fi
-  done
-  [ -n "$best" ] || die "no JDK 11 or newer found to run Pravega (looked at JAVA_HOME, /usr/lib/jvm/*, java on PATH); set SLUICE_COMPAT_JAVA_HOME"
-  PRAVEGA_JAVA="$best"
+  PRAVEGA_JAVA="$SLUICE_COMPAT_JAVA"
 }
 
 # ---------------------------------------------------------------- class path

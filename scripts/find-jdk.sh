@@ -1,4 +1,4 @@
-# Sourced by ./sluice, scripts/mvn and .ci/run: sets SLUICE_JAVA_HOME to a JDK >= 21 (and SLUICE_JAVA_FEATURE to
+# Sourced by ./sluice, scripts/mvn, .ci/run and compat/*.sh: sets SLUICE_JAVA_HOME to a JDK >= 21 (and SLUICE_JAVA_FEATURE to
 # its major version).
 # Order: $JAVA_HOME, then every JDK under /usr/lib/jvm (newest first), then the `java` on PATH.
 # Prints a clear message and returns 1 when none is found.
@@ -19,15 +19,49 @@ sluice_java_feature() {
     | sed -n 's/^ *java\.specification\.version = \([0-9][0-9]*\).*/\1/p' | head -n 1
 }
 
-sluice_find_jdk() {
-  local candidates=() dir v
-  [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
+sluice_jdk_candidates() {
+  # Prints the JDK homes to consider, one per line, in order: $JAVA_HOME, /usr/lib/jvm/* (newest first), the java
+  # on PATH.
+  local dir
+  [ -n "${JAVA_HOME:-}" ] && echo "$JAVA_HOME"
   for dir in $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV); do
-    candidates+=("${dir%/}")
+    echo "${dir%/}"
   done
   if command -v java >/dev/null 2>&1; then
-    candidates+=("$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")")
+    dirname "$(dirname "$(readlink -f "$(command -v java)")")"
   fi
+}
+
+sluice_find_compat_java() {
+  # For the programs of compat/ (the Pravega standalone, the official client): sets SLUICE_COMPAT_JAVA to the java
+  # of $SLUICE_COMPAT_JAVA_HOME if set, else of a JDK 17 (what Pravega 0.13 was released for), else of the newest
+  # JDK >= $1. Returns 1 (printing nothing) if there is none.
+  local min=$1 dir v best="" bestv=0
+  if [ -n "${SLUICE_COMPAT_JAVA_HOME:-}" ]; then
+    [ -x "$SLUICE_COMPAT_JAVA_HOME/bin/java" ] || return 1
+    SLUICE_COMPAT_JAVA="$SLUICE_COMPAT_JAVA_HOME/bin/java"
+    return 0
+  fi
+  while IFS= read -r dir; do
+    [ -x "$dir/bin/java" ] || continue
+    v=$(sluice_java_feature "$dir/bin/java")
+    [ -n "$v" ] || continue
+    if [ "$v" = 17 ]; then
+      SLUICE_COMPAT_JAVA="$dir/bin/java"
+      return 0
+    fi
+    if [ "$v" -ge "$min" ] && [ "$v" -gt "$bestv" ]; then
+      best="$dir/bin/java"
+      bestv=$v
+    fi
+  done < <(sluice_jdk_candidates)
+  [ -n "$best" ] || return 1
+  SLUICE_COMPAT_JAVA="$best"
+}
+
+sluice_find_jdk() {
+  local candidates=() dir v
+  mapfile -t candidates < <(sluice_jdk_candidates)
   for dir in "${candidates[@]}"; do
     [ -x "$dir/bin/java" ] && [ -x "$dir/bin/javac" ] || continue
     v=$(sluice_java_feature "$dir/bin/java")

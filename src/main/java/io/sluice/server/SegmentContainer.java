@@ -494,11 +494,9 @@ final class SegmentContainer {
 
     private Reply updateTable(UpdateTableEntries c, long time) {
         Segment s = segments.get(c.segment());
-        if (s == null) {
-            return new NoSuchSegment(c.requestId(), c.segment(), "", -1);
-        }
-        if (!s.isTable()) {
-            return notATable(c.requestId(), c.segment());
+        Reply missing = missingTable(s, c.requestId(), c.segment());
+        if (missing != null) {
+            return missing;
         }
         List<TableEntry> batch = c.tableEntries().entries();
         Reply refused = refusal(c.requestId(), s, batch.stream().map(TableEntry::key).toList(), c.tableSegmentOffset());
@@ -512,11 +510,9 @@ final class SegmentContainer {
 
     private Reply removeKeys(RemoveTableKeys c, long time) {
         Segment s = segments.get(c.segment());
-        if (s == null) {
-            return new NoSuchSegment(c.requestId(), c.segment(), "", -1);
-        }
-        if (!s.isTable()) {
-            return notATable(c.requestId(), c.segment());
+        Reply missing = missingTable(s, c.requestId(), c.segment());
+        if (missing != null) {
+            return missing;
         }
         Reply refused = refusal(c.requestId(), s, c.keys(), c.tableSegmentOffset());
         if (refused != null) {
@@ -544,6 +540,14 @@ final class SegmentContainer {
     private static Reply badKeyLength(long requestId, Segment s) {
         return new ErrorMessage(requestId, s.name, "keys of table segment " + s.name + " must be " + s.table.keyLength()
                 + " bytes long", ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+    }
+
+    /** @return the reply for a table request on {@code s} when it is no table segment, or null when it is one */
+    private static Reply missingTable(Segment s, long requestId, String name) {
+        if (s == null) {
+            return new NoSuchSegment(requestId, name, "", -1);
+        }
+        return s.isTable() ? null : notATable(requestId, name);
     }
 
     private static Reply notATable(long requestId, String name) {
@@ -624,13 +628,10 @@ final class SegmentContainer {
     }
 
     Reply tableSegmentInfo(QueryContext ctx, GetTableSegmentInfo r) {
-        Optional<Segment> o = ctx.segment(r.segmentName());
-        if (o.isEmpty()) {
-            return new NoSuchSegment(r.requestId(), r.segmentName(), "", -1);
-        }
-        Segment s = o.get();
-        if (!s.isTable()) {
-            return notATable(r.requestId(), r.segmentName());
+        Segment s = ctx.segment(r.segmentName()).orElse(null);
+        Reply missing = missingTable(s, r.requestId(), r.segmentName());
+        if (missing != null) {
+            return missing;
         }
         return new TableSegmentInfo(r.requestId(), r.segmentName(), 0, s.table.length(), s.table.entryCount(), s.table.keyLength());
     }
@@ -780,13 +781,10 @@ final class SegmentContainer {
     }
 
     Reply readTable(QueryContext ctx, ReadTable r) {
-        Optional<Segment> o = ctx.segment(r.segment());
-        if (o.isEmpty()) {
-            return new NoSuchSegment(r.requestId(), r.segment(), "", -1);
-        }
-        Segment s = o.get();
-        if (!s.isTable()) {
-            return notATable(r.requestId(), r.segment());
+        Segment s = ctx.segment(r.segment()).orElse(null);
+        Reply missing = missingTable(s, r.requestId(), r.segment());
+        if (missing != null) {
+            return missing;
         }
         for (TableKey k : r.keys()) {
             if (s.table.checkKeyLength(k.data()) != null) {
@@ -797,13 +795,10 @@ final class SegmentContainer {
     }
 
     Reply readTableKeys(QueryContext ctx, ReadTableKeys r) {
-        Optional<Segment> o = ctx.segment(r.segment());
-        if (o.isEmpty()) {
-            return new NoSuchSegment(r.requestId(), r.segment(), "", -1);
-        }
-        Segment s = o.get();
-        if (!s.isTable()) {
-            return notATable(r.requestId(), r.segment());
+        Segment s = ctx.segment(r.segment()).orElse(null);
+        Reply missing = missingTable(s, r.requestId(), r.segment());
+        if (missing != null) {
+            return missing;
         }
         var page = scan(s, r.args(), r.suggestedKeyCount());
         List<TableKey> keys = page.stream().map(e -> new TableKey(e.getKey().buffer(), e.getValue().version())).toList();
@@ -811,13 +806,10 @@ final class SegmentContainer {
     }
 
     Reply readTableEntries(QueryContext ctx, ReadTableEntries r) {
-        Optional<Segment> o = ctx.segment(r.segment());
-        if (o.isEmpty()) {
-            return new NoSuchSegment(r.requestId(), r.segment(), "", -1);
-        }
-        Segment s = o.get();
-        if (!s.isTable()) {
-            return notATable(r.requestId(), r.segment());
+        Segment s = ctx.segment(r.segment()).orElse(null);
+        Reply missing = missingTable(s, r.requestId(), r.segment());
+        if (missing != null) {
+            return missing;
         }
         var page = scan(s, r.args(), r.suggestedEntryCount());
         List<TableEntry> entries = page.stream().map(e -> new TableEntry(new TableKey(e.getKey().buffer(), e.getValue().version()),
@@ -840,13 +832,10 @@ final class SegmentContainer {
     }
 
     Reply readTableDelta(QueryContext ctx, ReadTableEntriesDelta r) {
-        Optional<Segment> o = ctx.segment(r.segment());
-        if (o.isEmpty()) {
-            return new NoSuchSegment(r.requestId(), r.segment(), "", -1);
-        }
-        Segment s = o.get();
-        if (!s.isTable()) {
-            return notATable(r.requestId(), r.segment());
+        Segment s = ctx.segment(r.segment()).orElse(null);
+        Reply missing = missingTable(s, r.requestId(), r.segment());
+        if (missing != null) {
+            return missing;
         }
         int max = Math.max(1, r.suggestedEntryCount());
         var page = s.table.since(r.fromPosition(), max + 1);

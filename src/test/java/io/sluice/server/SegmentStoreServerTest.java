@@ -371,6 +371,21 @@ class SegmentStoreServerTest {
     }
 
     @Test
+    void tableRequestsOnAPlainOrMissingSegmentAreRefused() {
+        assertThat(call(id -> new CreateSegment(id, SEG, (byte) 0, 0, "", 0))).isInstanceOf(SegmentCreated.class);
+        List<LongFunction<Request>> onPlain = List.of(
+                id -> new ReadTable(id, SEG, "", List.of(key("k"))),
+                id -> new GetTableSegmentInfo(id, SEG, ""),
+                id -> new UpdateTableEntries(id, SEG, "", new TableEntries(List.of(entry("k", "v", TableKey.NO_VERSION))), -1));
+        for (LongFunction<Request> request : onPlain) {
+            assertThat(call(request)).isInstanceOfSatisfying(ErrorMessage.class,
+                    e -> assertThat(e.message()).contains(SEG + " is not a table segment"));
+        }
+        assertThat(call(id -> new ReadTable(id, "scope/_tables/none", "", List.of(key("k")))))
+                .isInstanceOf(NoSuchSegment.class);
+    }
+
+    @Test
     void tableSegmentsUpdateReadRemoveIterate() {
         String table = "scope/_tables/t";
         assertThat(call(id -> new CreateTableSegment(id, table, false, 0, "", 0))).isInstanceOf(SegmentCreated.class);
