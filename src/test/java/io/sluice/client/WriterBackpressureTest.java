@@ -4,23 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.common.Deadline;
-import io.sluice.common.Endpoint;
 import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.LoopbackProxy;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.errors.BackpressureTimeoutException;
 import io.sluice.segment.SegmentLocator;
@@ -52,7 +44,7 @@ class WriterBackpressureTest {
 
     private EmbeddedServer server;
     private SluiceClient client;
-    private HoldingProxy proxy;
+    private LoopbackProxy proxy;
     private ConnectionPool pool;
 
     @BeforeEach
@@ -61,7 +53,7 @@ class WriterBackpressureTest {
         client = SluiceClient.connect(server.controllerUri());
         client.controller().createScope(STREAM.scope());
         client.controller().createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
-        proxy = new HoldingProxy(server.segmentStoreEndpoint());
+        proxy = new LoopbackProxy(server.segmentStoreEndpoint());
         pool = new ConnectionPool(new TcpConnectionFactory());
     }
 
@@ -157,95 +149,6 @@ class WriterBackpressureTest {
             assertThat(blocked.join(Duration.ofSeconds(30))).isTrue();
             next.get().await();
             writer.flush();
-        }
-    }
-
-    /** A loopback TCP proxy whose server-to-client direction can be held back and released. */
-    private static final class HoldingProxy implements AutoCloseable {
-        private final ServerSocket listener;
-        private final Endpoint target;
-        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-        private final ReentrantLock lock = new ReentrantLock();
-        private final Condition released = lock.newCondition();
-        private boolean holding;
-
-        HoldingProxy(Endpoint target) throws IOException {
-            this.target = target;
-            this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            Thread.ofVirtual().start(this::accept);
-        }
-
-        Endpoint endpoint() {
-            return new Endpoint("127.0.0.1", listener.getLocalPort());
-        }
-
-        void holdReplies() {
-            lock.lock();
-            try {
-                holding = true;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void release() {
-            lock.lock();
-            try {
-                holding = false;
-                released.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        private void awaitRelease() throws InterruptedException {
-            lock.lock();
-            try {
-                while (holding) {
-                    released.await();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        private void accept() {
-            try {
-                while (true) {
-                    Socket client = listener.accept();
-                    Socket upstream = new Socket(target.host(), target.port());
-                    sockets.add(client);
-                    sockets.add(upstream);
-                    Thread.ofVirtual().start(() -> pump(client, upstream, false));
-                    Thread.ofVirtual().start(() -> pump(upstream, client, true));
-                }
-            } catch (IOException closed) {
-                // the proxy was closed
-            }
-        }
-
-        private void pump(Socket from, Socket to, boolean replies) {
-            byte[] buffer = new byte[64 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    if (replies) {
-                        awaitRelease();
-                    }
-                    out.write(buffer, 0, n);
-                }
-            } catch (IOException | InterruptedException e) {
-                // a side closed
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            release();
-            listener.close();
-            for (Socket s : sockets) {
-                s.close();
-            }
         }
     }
 }

@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.LoopbackProxy;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.segment.PendingEvent;
 import io.sluice.segment.RevisionedSegment;
@@ -84,7 +85,7 @@ class ConnectionLossCompatTest {
      * 2,000 events.
      */
     private static List<String> read(Segment segment, long length, SegmentLocator locator, ConnectionPool pool,
-                                     DroppingProxy proxy) throws InterruptedException {
+                                     LoopbackProxy proxy) throws InterruptedException {
         Semaphore ready = new Semaphore(0);
         List<String> out = new ArrayList<>();
         Deadline deadline = Deadline.after(WAIT);
@@ -117,7 +118,7 @@ class ConnectionLossCompatTest {
         int n = 20_000;
         int cuts = 0;
         List<CompletableFuture<Void>> acks = new ArrayList<>();
-        try (DroppingProxy proxy = new DroppingProxy(segmentStore(segment));
+        try (LoopbackProxy proxy = new LoopbackProxy(segmentStore(segment));
              ConnectionPool viaProxy = new ConnectionPool(new TcpConnectionFactory());
              SegmentWriter writer = new SegmentWriter(segment.qualifiedName(), UUID.randomUUID(), viaProxy,
                      SegmentLocator.fixed(proxy.endpoint()), () -> null, SegmentWriter.Config.DEFAULT,
@@ -153,7 +154,7 @@ class ConnectionLossCompatTest {
         Segment segment = oneSegment("state");
         int perClient = 150;
         ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-        try (DroppingProxy proxy = new DroppingProxy(segmentStore(segment));
+        try (LoopbackProxy proxy = new LoopbackProxy(segmentStore(segment));
              ConnectionPool poolA = new ConnectionPool(new TcpConnectionFactory());
              ConnectionPool poolB = new ConnectionPool(new TcpConnectionFactory());
              RevisionedSegment a = new RevisionedSegment(segment.qualifiedName(), poolA,

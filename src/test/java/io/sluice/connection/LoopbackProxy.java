@@ -1,4 +1,4 @@
-package io.sluice.compat;
+package io.sluice.connection;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,36 +10,47 @@ import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.common.Endpoint;
 import io.sluice.common.Threads;
 
 /**
- * A TCP proxy on loopback in front of a real segment store that can cut every connection through it at once, the
- * way a network failure does: bytes in flight in either direction are lost, a frame may arrive half. Each accepted
- * connection gets its own connection to the target and two virtual threads copying bytes. Thread-safe.
+ * A TCP proxy on loopback in front of a segment store (tests). It can cut every connection through it at once, the
+ * way a network failure does (bytes in flight in either direction are lost, a frame may arrive half), and it can
+ * hold back what the server sends (replies pile up unforwarded until released). Each accepted connection gets its
+ * own connection to the target and two virtual threads copying bytes. Thread-safe.
  */
-final class DroppingProxy implements AutoCloseable {
+public final class LoopbackProxy implements AutoCloseable {
     private static final int BUFFER = 64 * 1024;
 
     private final ServerSocket server;
     private final Endpoint target;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition released = lock.newCondition();
+    /** Guarded by lock. */
+    private boolean holding;
 
-    DroppingProxy(Endpoint target) throws IOException {
+    /**
+     * @param target where to forward connections
+     * @throws IOException if the listening socket cannot be opened
+     */
+    public LoopbackProxy(Endpoint target) throws IOException {
         this.target = target;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Threads.startVirtual("dropping-proxy-accept", this::acceptLoop);
+        Threads.startVirtual("loopback-proxy-accept", this::acceptLoop);
     }
 
     /** @return where clients connect */
-    Endpoint endpoint() {
+    public Endpoint endpoint() {
         return new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
     }
 
     /** @return connections accepted so far */
-    int connections() {
+    public int connections() {
         return accepted.get();
     }
 
@@ -48,7 +59,7 @@ final class DroppingProxy implements AutoCloseable {
      *
      * @return how many connections were cut
      */
-    int dropAll() {
+    public int dropAll() {
         int n = 0;
         for (Socket s : open) {
             if (open.remove(s)) {
@@ -57,6 +68,38 @@ final class DroppingProxy implements AutoCloseable {
             }
         }
         return n / 2;
+    }
+
+    /** From now on, what the server sends is read but not forwarded until {@link #release()}. */
+    public void holdReplies() {
+        lock.lock();
+        try {
+            holding = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Forwards what was held back, and everything after it. */
+    public void release() {
+        lock.lock();
+        try {
+            holding = false;
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void awaitRelease() throws InterruptedException {
+        lock.lock();
+        try {
+            while (holding) {
+                released.await();
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void acceptLoop() {
@@ -76,8 +119,8 @@ final class DroppingProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 open.add(client);
                 open.add(upstream);
-                Threads.startVirtual("dropping-proxy-up", () -> pump(client, upstream));
-                Threads.startVirtual("dropping-proxy-down", () -> pump(upstream, client));
+                Threads.startVirtual("loopback-proxy-up", () -> pump(client, upstream, false));
+                Threads.startVirtual("loopback-proxy-down", () -> pump(upstream, client, true));
             }
         } catch (IOException e) {
             // closed
@@ -85,15 +128,18 @@ final class DroppingProxy implements AutoCloseable {
     }
 
     /** Copies bytes from one socket to the other until either side ends; then closes both. */
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean replies) {
         byte[] buffer = new byte[BUFFER];
         try {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
             for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                if (replies) {
+                    awaitRelease();
+                }
                 out.write(buffer, 0, n);
             }
-        } catch (IOException e) {
+        } catch (IOException | InterruptedException e) {
             // cut, or the other side ended
         } finally {
             open.remove(from);
@@ -113,6 +159,7 @@ final class DroppingProxy implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        release();
         server.close();
         dropAll();
     }
