@@ -101,6 +101,12 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
      */
     private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+    /**
+     * Events the consumer takes in a row from one segment while others have events too, before it moves on. Staying
+     * saves a trip through the ready queue per event; moving on keeps every segment's events flowing.
+     */
+    private static final int STREAK = 64;
+
     private static final int WORKING = 0;
     private static final int WAITING = 1;
     private static final int STOPPING = 2;
@@ -113,6 +119,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         int slot;
         /** Where the reader stood when it acquired the segment or last passed a checkpoint. */
         long recoverFrom;
+        /** No longer owned: its reader is closed, and a stale entry on the ready queue is ignored. */
+        boolean dropped;
 
         OwnedSegment(Segment segment) {
             this.segment = segment;
@@ -146,6 +154,10 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private boolean endOfDataReported;
     /** When the consumer last waited (or yielded). */
     private long lastWaitNanos = System.nanoTime();
+    /** A segment with events buffered that the consumer goes on with, off the ready queue (its {@code queued} is false). */
+    private OwnedSegment current;
+    /** Events taken from {@link #current} in a row. */
+    private int streak;
 
     // ---- shared with the membership thread
     private volatile long incarnation;
@@ -191,8 +203,9 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                         + " ms, its refresh interval)");
             }
             this.incarnation = newIncarnation();
+            // segments are taken at the first readNextEvent (attention starts set): readers created together
+            // share them evenly from the start, rather than the first one taking all and handing them on
             join();
-            handleGroup();
         } catch (RuntimeException e) {
             owned.values().forEach(o -> o.reader.close());
             try {
@@ -255,30 +268,36 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 endOfDataReported = true;
                 return new EventRead<>(null, tracker.position(), null, null, true);
             }
-            OwnedSegment o = ready.poll();
+            OwnedSegment o = current;
+            current = null;
             if (o == null) {
-                try {
-                    o = ready.poll(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new StreamingInterruptedException("interrupted while reader " + readerId
-                            + " waited for events", e);
+                o = ready.poll();
+                if (o == null) {
+                    try {
+                        o = ready.poll(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new StreamingInterruptedException("interrupted while reader " + readerId
+                                + " waited for events", e);
+                    }
+                    lastWaitNanos = System.nanoTime();
                 }
-                lastWaitNanos = System.nanoTime();
-            } else if (System.nanoTime() - lastWaitNanos > YIELD_NANOS) {
+                if (o == null) {
+                    break;
+                }
+                if (o == wake) {
+                    wake.queued.set(false);
+                    continue;
+                }
+                o.queued.set(false);
+                streak = 0;
+            }
+            if (System.nanoTime() - lastWaitNanos > YIELD_NANOS) {
                 Thread.yield();
                 lastWaitNanos = System.nanoTime();
             }
-            if (o == null) {
-                break;
-            }
-            if (o == wake) {
-                wake.queued.set(false);
+            if (o.dropped) {
                 continue;
-            }
-            o.queued.set(false);
-            if (owned.get(o.segment) != o) {
-                continue;   // dropped meanwhile
             }
             SegmentReader.ReadEvent e;
             try {
@@ -290,8 +309,14 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 throw failure;
             }
             if (e != null) {
-                if (o.reader.hasSomething()) {
-                    signal(o);
+                if (o.reader.hadMore()) {
+                    // stay with this segment without a trip through the ready queue, unless others wait too long
+                    if (++streak < STREAK || ready.isEmpty()) {
+                        current = o;
+                    } else {
+                        streak = 0;
+                        signal(o);
+                    }
                 }
                 tracker.advance(o.slot, e.nextOffset());
                 EventPointer pointer = new EventPointer(o.segment, e.offset(), e.framedLength());
@@ -381,7 +406,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             OwnedSegment o = it.next();
             if (!mine.containsKey(o.segment)) {
                 it.remove();
-                o.reader.close();
+                drop(o);
                 changed = true;
             }
         }
@@ -421,10 +446,16 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
 
     /** Stops every owned segment (they are no longer ours, or we leave). */
     private void dropAll() {
-        owned.values().forEach(o -> o.reader.close());
+        owned.values().forEach(EventStreamReaderImpl::drop);
         owned.clear();
         ownershipChanged();
         endOfData = false;
+    }
+
+    /** Stops reading a segment that is no longer owned. Consumer thread. */
+    private static void drop(OwnedSegment o) {
+        o.dropped = true;
+        o.reader.close();
     }
 
     private void signal(OwnedSegment o) {
@@ -581,7 +612,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             signal(o);
             return cause;
         }
-        o.reader.close();
+        drop(o);
         owned.remove(segment);
         start(state.state(), segment, start);
         ownershipChanged();

@@ -113,6 +113,10 @@ public final class SegmentReader implements AutoCloseable {
     private boolean endOfSegment;
     /** Guarded by lock: why reading stopped, if it failed. */
     private SluiceException failure;
+    /** Guarded by lock: the prefetcher waits for the consumer to make room. */
+    private boolean prefetcherWaiting;
+    /** Consumer thread: what {@link #hasSomething()} said as the last {@link #next()} returned. */
+    private boolean more;
     private volatile boolean closed;
     private final Thread prefetcher;
 
@@ -155,12 +159,24 @@ public final class SegmentReader implements AutoCloseable {
         try {
             ReadEvent e = takeEvent();
             if (e == null && failure != null) {
+                more = true;
                 throw failure;
             }
+            more = somethingBuffered();
             return e;
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Says, without taking the lock again, what {@link #hasSomething()} would have said when the last {@link #next()}
+     * returned. The consumer uses it to go on with this segment without waiting for the listener. Consumer thread.
+     *
+     * @return true if, as the last {@link #next()} left it, the next call returns an event, throws, or finds the end
+     */
+    public boolean hadMore() {
+        return more;
     }
 
     /** @return true once the segment (or the requested range) has been read completely and every event taken */
@@ -177,10 +193,15 @@ public final class SegmentReader implements AutoCloseable {
     public boolean hasSomething() {
         lock.lock();
         try {
-            return (endOfSegment && buffered == 0) || failure != null || completeEventBuffered();
+            return somethingBuffered();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under the lock: what {@link #hasSomething()} answers. */
+    private boolean somethingBuffered() {
+        return (endOfSegment && buffered == 0) || failure != null || completeEventBuffered();
     }
 
     /** @return the offset of the next event to be taken: where this reader stands */
@@ -203,13 +224,13 @@ public final class SegmentReader implements AutoCloseable {
         if (buffered < 8) {
             return false;
         }
-        return !eventHeader() || buffered >= 8L + headerInt(4);
+        int length = headerInt(4);
+        return !eventHeader(headerInt(0), length) || buffered - 8 >= length;
     }
 
-    /** Under the lock, with a header buffered: whether it is an event's, of at most the largest event's length. */
-    private boolean eventHeader() {
-        int length = headerInt(4);
-        return headerInt(0) == WireCommandType.EVENT.code() && length >= 0 && length <= PendingEvent.MAX_EVENT_SIZE;
+    /** Whether a header with this type code and length is an event's, of at most the largest event's length. */
+    private static boolean eventHeader(int type, int length) {
+        return type == WireCommandType.EVENT.code() && length >= 0 && length <= PendingEvent.MAX_EVENT_SIZE;
     }
 
     /**
@@ -219,14 +240,25 @@ public final class SegmentReader implements AutoCloseable {
      *     buffered yet, or is no event's)
      */
     private int missingOfHeadEvent() {
-        if (buffered < 8 || !eventHeader()) {
+        if (buffered < 8) {
             return 0;
         }
-        return (int) Math.max(0, 8L + headerInt(4) - buffered);
+        int length = headerInt(4);
+        if (!eventHeader(headerInt(0), length)) {
+            return 0;
+        }
+        return (int) Math.max(0, 8L + length - buffered);
     }
 
-    /** Under the lock: reads the int at {@code at} bytes into the buffered data. */
+    /**
+     * Under the lock, with at least {@code at + 4} bytes buffered: reads the int at {@code at} bytes into the buffered
+     * data. Headers almost always lie in the first chunk; only one split across chunks walks them.
+     */
     private int headerInt(int at) {
+        ByteBuffer first = chunks.peek();
+        if (first.remaining() >= at + 4) {
+            return first.getInt(first.position() + at);
+        }
         int v = 0;
         int i = 0;
         for (ByteBuffer c : chunks) {
@@ -246,12 +278,12 @@ public final class SegmentReader implements AutoCloseable {
 
     /** Under the lock. */
     private ReadEvent takeEvent() {
-        if (!completeEventBuffered()) {
+        if (buffered < 8) {
             return null;
         }
         int type = headerInt(0);
         int length = headerInt(4);
-        if (!eventHeader()) {
+        if (!eventHeader(type, length)) {
             failure = new ProtocolException("segment " + segment + " holds no event at offset " + bufferOffset
                     + " (type code " + type + ", length " + length + "): is it a byte stream, or was the offset not an "
                     + "event boundary?");
@@ -259,14 +291,24 @@ public final class SegmentReader implements AutoCloseable {
             buffered = 0;
             return null;
         }
+        if (buffered - 8 < length) {
+            return null;
+        }
         long offset = bufferOffset;
-        skip(8);
         ByteBuffer head = chunks.peek();
         ByteBuffer payload;
-        if (head.remaining() >= length) {
-            payload = head.slice(head.position(), length);
-            skip(length);
+        if (head.remaining() >= 8 + length) {
+            // the usual case: the whole event lies in one reply's data
+            int at = head.position() + 8;
+            payload = head.slice(at, length);
+            head.position(at + length);
+            if (!head.hasRemaining()) {
+                chunks.poll();
+            }
+            buffered -= 8 + length;
+            bufferOffset += 8 + length;
         } else {
+            skip(8);
             byte[] joined = new byte[length];
             int done = 0;
             while (done < length) {
@@ -278,7 +320,10 @@ public final class SegmentReader implements AutoCloseable {
             }
             payload = ByteBuffer.wrap(joined).asReadOnlyBuffer();
         }
-        room.signalAll();
+        // wake the prefetcher only when it waits and now has something to do
+        if (prefetcherWaiting && (buffered < config.bufferBytes() / 2 || !completeEventBuffered())) {
+            room.signal();
+        }
         return new ReadEvent(segment, offset, payload);
     }
 
@@ -316,7 +361,12 @@ public final class SegmentReader implements AutoCloseable {
                 try {
                     // an event larger than the window is fetched whole: the consumer cannot make room before it is
                     while (!closed && buffered >= config.bufferBytes() / 2 && completeEventBuffered() && !endOfSegment) {
-                        room.await();
+                        prefetcherWaiting = true;
+                        try {
+                            room.await();
+                        } finally {
+                            prefetcherWaiting = false;
+                        }
                     }
                     if (closed || endOfSegment) {
                         return;

@@ -789,9 +789,13 @@ class EventStreamReaderTest {
                 .build())) {
             Queue<String> read = new ConcurrentLinkedQueue<>();
             try (EventStreamReader<String> gone = reader("g", "gone")) {
+                assertThat(group.segmentAssignments().get("gone")).isEmpty();   // segments are taken at the first read
+                EventRead<String> first = gone.readNextEvent(Duration.ofSeconds(10));
+                assertThat(first.hasEvent()).isTrue();
+                read.add(first.event());
                 assertThat(group.segmentAssignments().get("gone")).hasSize(2);
-                // declared offline (it never reads again): its segments go to the next reader
-                group.readerOffline("gone", null);
+                // declared offline where it stopped (it never reads again): its segments go to the next reader
+                group.readerOffline("gone", first.position());
                 assertThat(group.onlineReaders()).isEmpty();
                 try (EventStreamReader<String> r = reader("g", "r")) {
                     drain(r, read);
