@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Checks that the launcher's startup cache (see ./sluice) never reaches standard output: with the cache in place,
+# Checks that the launcher's startup caches (see ./sluice) never reach standard output: with the cache in place,
 # with an unusable one, and with the dynamic CDS archive that JDK 21-24 get, `./sluice --version` prints exactly its
-# version line and `./sluice scope list --json` (no controller there) exactly one JSON error object.
+# version line and `./sluice scope list --json` (no controller there) exactly one JSON error object; and `./sluice
+# server`, which has a cache of its own, prints exactly its five lines once ready.
 # Run by .ci/run after the launcher smoke test; it needs the jar (./sluice builds it if it is missing).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,6 +33,28 @@ check_stdout() { # label, env assignments...: runs both commands, checks their s
   fi
 }
 
+check_server() { # label, env assignments...: starts the server in memory, stops it once ready, checks its stdout
+  local label=$1 out ready pid i
+  shift
+  ready=$(mktemp -u)
+  out=$(mktemp)
+  env "$@" ./sluice server --in-memory --controller-port 0 --segment-store-port 0 --ready-file "$ready" \
+    >"$out" 2>/dev/null &
+  pid=$!
+  for ((i = 0; i < 1200; i++)); do # 60 s, a training included
+    [ -f "$ready" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  if [ ! -f "$ready" ] || [ "$(head -n 1 "$out" | cut -c 1-19)" != "Sluice server ready" ] \
+      || [ "$(grep -c . "$out")" -ne 5 ]; then
+    fail "[$label] ./sluice server: ready file ${ready}: $([ -f "$ready" ] && echo made || echo missing); standard output:"$'\n'"$(cat "$out")"
+  fi
+  rm -f "$ready" "$out"
+}
+
 check_cache() { # label, archive, env assignments...
   local label=$1 archive=$2
   shift 2
@@ -49,6 +72,18 @@ check_cache() { # label, archive, env assignments...
   mv -f "$archive.good" "$archive"
 }
 
+check_server_cache() { # label, archive, env assignments...
+  local label=$1 archive=$2
+  shift 2
+  rm -f "$archive" "$archive.stamp"
+  check_server "$label, first run (trains the cache)" "$@"
+  if [ ! -s "$archive" ] || [ "$(cut -d ' ' -f 1 "$archive.stamp" 2>/dev/null)" != ok ]; then
+    fail "[$label] no server cache after the first run: $archive (stamp: $(cat "$archive.stamp" 2>/dev/null || echo none))"
+    return
+  fi
+  check_server "$label, cache in place" "$@"
+}
+
 . scripts/find-jdk.sh
 sluice_find_jdk
 if [ "$SLUICE_JAVA_FEATURE" -ge 25 ]; then
@@ -56,6 +91,10 @@ if [ "$SLUICE_JAVA_FEATURE" -ge 25 ]; then
 fi
 check_cache "dynamic CDS archive, JDK $SLUICE_JAVA_FEATURE" target/sluice.jsa SLUICE_STARTUP_CACHE=cds
 check_stdout "no cache" SLUICE_STARTUP_CACHE=off
+if [ "$SLUICE_JAVA_FEATURE" -ge 25 ]; then
+  check_server_cache "server, AOT cache, JDK $SLUICE_JAVA_FEATURE" target/sluice-server.aot
+fi
+check_server_cache "server, dynamic CDS archive, JDK $SLUICE_JAVA_FEATURE" target/sluice-server.jsa SLUICE_STARTUP_CACHE=cds
 
 if [ "$failures" -ne 0 ]; then
   echo "check-startup-cache: $failures check(s) failed" >&2
