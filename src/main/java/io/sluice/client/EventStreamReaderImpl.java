@@ -905,6 +905,17 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         }
     }
 
+    /** For tests, on the consumer's thread between two reads: how many owned segments have an event buffered. */
+    int segmentsWithEventsBuffered() {
+        int n = 0;
+        for (OwnedSegment o : owned.values()) {
+            if (o.reader.hasSomething()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /**
      * Stops as if the process had died: no update of the group, so the others take over after the offline timeout.
      * For tests of crash recovery.

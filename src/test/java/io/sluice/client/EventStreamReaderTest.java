@@ -778,6 +778,37 @@ class EventStreamReaderTest {
     }
 
     @Test
+    void aReaderTakesItsSegmentsAtTheFirstReadAndABusySegmentDoesNotStarveAnother() {
+        createStream(2);
+        write(16, 0, 300);   // 4,800 small events over both segments: each segment's share fits its prefetch buffer
+        try (ReaderGroup group = groups.createReaderGroup("g", fastGroup().build());
+             EventStreamReader<String> reader = reader("g", "r")) {
+            assertThat(group.segmentAssignments().get("r")).isEmpty();
+            EventRead<String> first = reader.readNextEvent(Duration.ofSeconds(10));
+            assertThat(first.hasEvent()).isTrue();
+            assertThat(group.segmentAssignments().get("r")).hasSize(2);
+            EventStreamReaderImpl<String> impl = (EventStreamReaderImpl<String>) reader;
+            awaitCondition("events of both segments buffered", () -> impl.segmentsWithEventsBuffered() == 2);
+            // the reader goes on with one segment while it has events, but not past a short streak while the other
+            // has events too: among the next 200 events both segments appear, several times each
+            List<Segment> from = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                EventRead<String> e = reader.readNextEvent(Duration.ofSeconds(10));
+                assertThat(e.hasEvent()).isTrue();
+                from.add(e.pointer().segment());
+            }
+            int switches = 0;
+            for (int i = 1; i < from.size(); i++) {
+                if (!from.get(i).equals(from.get(i - 1))) {
+                    switches++;
+                }
+            }
+            assertThat(new HashSet<>(from)).hasSize(2);
+            assertThat(switches).isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
     void aGroupStopsAtItsEndingCutAndReaderOfflineHandsSegmentsOver() {
         createStream(2);
         write(10, 0, 10);

@@ -160,6 +160,32 @@ class SegmentReaderTest {
     }
 
     @Test
+    void hadMoreSaysWhetherAnotherEventOrTheEndIsBuffered() throws Exception {
+        write(SEG, 0, 3, 100);
+        // the three events arrive in one reply: once the reader signals, all of them are buffered
+        SegmentReader open = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
+        assertThat(ready.poll(30, TimeUnit.SECONDS)).isSameAs(open);
+        assertThat(text(open.next())).startsWith("event-0-");
+        assertThat(open.hadMore()).isTrue();
+        assertThat(text(open.next())).startsWith("event-1-");
+        assertThat(open.hadMore()).isTrue();
+        SegmentReader.ReadEvent last = open.next();
+        assertThat(text(last)).startsWith("event-2-");
+        assertThat(open.hadMore()).as("nothing after the last event of an open segment").isFalse();
+        assertThat(open.hasSomething()).isFalse();
+
+        // a bounded read: after its last event the end counts (the next call finds it)
+        SegmentReader bounded = reader(SEG, 0, last.nextOffset(), 64 * 1024);
+        assertThat(ready.poll(30, TimeUnit.SECONDS)).isSameAs(bounded);
+        bounded.next();
+        bounded.next();
+        assertThat(text(bounded.next())).startsWith("event-2-");
+        assertThat(bounded.hadMore()).isTrue();
+        assertThat(bounded.next()).isNull();
+        assertThat(bounded.isFinished()).isTrue();
+    }
+
+    @Test
     void truncatedDataIsASignalNotAHang() throws Exception {
         write(SEG, 0, 10, 10);
         store.truncateSegment(SEG, store.segmentInfo(SEG).orElseThrow().length());
