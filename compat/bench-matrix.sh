@@ -6,18 +6,19 @@
 #   pravega       the real Pravega 0.13 standalone (compat/pravega-standalone.sh; it keeps data in memory)
 # and, per server, the time from start to ready and the resident memory once idle.
 #
-#   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--rounds N]
-#                          [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
+#   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
+#                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
-# rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). Needs the ports 19000-19002,
-# 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
+# rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). L awaited writes (default 2000)
+# give each run's latency percentiles. The launcher's startup caches are made before anything is timed. Needs the
+# ports 19000-19002, 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
-events=100000 size=100 segments=4 readers=2 rounds=3
+events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000
 servers=sluice-mem,sluice-fsync,pravega
 out=target/bench-matrix
 while [ $# -gt 0 ]; do
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
     --size) size=$2; shift 2 ;;
     --segments) segments=$2; shift 2 ;;
     --readers) readers=$2; shift 2 ;;
+    --latency-samples) latency=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --servers) servers=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -108,9 +110,10 @@ run_client() { # client server round
   local client=$1 server=$2 round=$3 f="$out/$2-$1-$3.json"
   case "$client" in
     sluice) ./sluice bench --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
-              --readers "$readers" --json >"$f" 2>"${f%.json}.log" || true ;;
+              --readers "$readers" --latency-samples "$latency" --json >"$f" 2>"${f%.json}.log" || true ;;
     official) compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
-              --segments "$segments" --readers "$readers" >"$f" 2>"${f%.json}.log" || true ;;
+              --segments "$segments" --readers "$readers" --latency-samples "$latency" >"$f" 2>"${f%.json}.log" \
+              || true ;;
   esac
   if [ -s "$f" ] && json_ok "$f"; then
     say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us"
@@ -119,7 +122,10 @@ run_client() { # client server round
   fi
 }
 
-./sluice --version >/dev/null   # builds the jar first if needed, outside every measurement
+# builds the jar if needed and makes the launcher's startup caches (the clients' and the server's), outside every
+# measurement
+./sluice --version >/dev/null
+./sluice server --help >/dev/null
 compat/official-client.sh build >/dev/null
 declare -A startup
 IFS=, read -r -a kinds <<<"$servers"
@@ -146,7 +152,7 @@ fails() { local n=0 f; for f in "$out/$1-$2-"*.json; do { [ -s "$f" ] && json_ok
 
 echo
 echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events events x $size B," \
-  "$segments segments, $readers readers; median of $rounds rounds"
+  "$segments segments, $readers readers, $latency awaited writes; median of $rounds rounds"
 echo
 echo "| server | ready ms | idle RSS MiB | client | write ev/s | read ev/s | p50 us | p99 us | failed runs |"
 echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
