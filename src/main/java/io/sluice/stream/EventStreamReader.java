@@ -8,10 +8,12 @@ import java.time.Duration;
  * order). Segments move between readers when readers join or leave; a successor segment is handed out only once
  * all its predecessors are read.
  *
- * <p>Every segment the reader owns prefetches on its own virtual thread into a small buffer; {@link #readNextEvent}
- * waits on all of them at once, so an idle segment never delays a busy one, and busy segments take turns (one event
- * each, round robin). Membership runs in the background: the reader sends heartbeats to the group, takes over the
- * segments of readers that stopped sending theirs, and takes its share of segments when others join or leave.
+ * <p>A reader takes its share of the group's segments at its first {@link #readNextEvent} (so readers started
+ * together share them evenly from the start). Every segment it owns prefetches on its own virtual thread into a
+ * small buffer; {@link #readNextEvent} waits on all of them at once, so an idle segment never delays a busy one, and
+ * busy segments take turns: the reader goes on with a segment while it has events buffered, up to 64 in a row when
+ * others have events too. Membership runs in the background: the reader sends heartbeats to the group, takes over
+ * the segments of readers that stopped sending theirs, and takes its share of segments when others join or leave.
  *
  * <p><b>Threads.</b> One thread at a time calls {@link #readNextEvent} (a second concurrent caller gets an
  * {@link IllegalStateException}); {@link #fetchEvent}, {@link #readerId} and {@link #close} may be called from any
