@@ -13,7 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -168,6 +170,11 @@ final class SegmentContainer {
 
     // ---------------------------------------------------------------- changes
 
+    /** Completions of applied changes and their effects, to run outside the lock in order; see {@link #runCompletions}. */
+    private final ConcurrentLinkedQueue<Runnable> completions = new ConcurrentLinkedQueue<>();
+    /** Claims on running {@link #completions}: the thread that takes it from 0 runs them until none is left. */
+    private final AtomicInteger completing = new AtomicInteger();
+
     /**
      * Writes a change to the log and applies it once durable.
      *
@@ -194,9 +201,6 @@ final class SegmentContainer {
     }
 
     private void onDurable(Pending p, Throwable err) {
-        List<Runnable> effects = new ArrayList<>();
-        List<Pending> done = new ArrayList<>();
-        Throwable failed;
         lock.lock();
         try {
             p.durable = true;
@@ -204,6 +208,8 @@ final class SegmentContainer {
                 broken = err;
                 LOG.error("segment container {}: the write log failed; refusing further changes", id, err);
             }
+            List<Runnable> effects = new ArrayList<>();
+            List<Pending> done = new ArrayList<>();
             while (!pending.isEmpty() && pending.peek().durable && broken == null) {
                 Pending head = pending.poll();
                 head.value = apply(head.op, effects);
@@ -220,20 +226,46 @@ final class SegmentContainer {
                 }
                 pending.clear();
             }
-            failed = broken;
+            Throwable failed = broken;
+            // queued under the lock, so in the order the changes were applied
+            for (Pending d : done) {
+                completions.add(() -> {
+                    if (d.applied) {
+                        d.result.complete(d.value);
+                    } else {
+                        d.result.completeExceptionally(new IllegalStateException("segment container " + id
+                                + " could not make a change durable", failed));
+                    }
+                });
+            }
+            completions.addAll(effects);
         } finally {
             lock.unlock();
         }
-        // completed outside the lock: callers' continuations must never run under it
-        for (Pending d : done) {
-            if (d.applied) {
-                d.result.complete(d.value);
-            } else {
-                d.result.completeExceptionally(new IllegalStateException("segment container " + id
-                        + " could not make a change durable", failed));
-            }
+        runCompletions();
+    }
+
+    /**
+     * Completes changes and runs their effects outside the lock (callers' continuations must never run under it), one
+     * thread at a time and in the order the changes were applied. Two threads that applied changes one after the other
+     * would otherwise race to complete them, and a connection could acknowledge a writer's later append before an
+     * earlier one (the official client fails the connection on that: "Missed ack from server").
+     */
+    private void runCompletions() {
+        if (completing.getAndIncrement() != 0) {
+            return;   // the thread that runs them now runs ours too
         }
-        effects.forEach(Runnable::run);
+        int claimed = 1;
+        do {
+            for (Runnable r = completions.poll(); r != null; r = completions.poll()) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    LOG.error("segment container {}: completing a change failed", id, e);
+                }
+            }
+            claimed = completing.addAndGet(-claimed);
+        } while (claimed != 0);
     }
 
     /**

@@ -178,6 +178,54 @@ class SegmentStoreServerTest {
     }
 
     @Test
+    void acknowledgementsOfEachWriterStayInOrderWhileManyConnectionsAppendToOneContainer() throws Exception {
+        // one container, so that the connections' appends are applied one after the other by different threads;
+        // each writer's acknowledgements must still come in the order of its appends, each naming the one before
+        // (the official client fails a connection whose acks skip back: "Missed ack from server")
+        SegmentStore one = SegmentStore.inMemory(1);
+        int writers = 6;
+        int appends = 3000;
+        try (SegmentStoreServer shared = new SegmentStoreServer(one, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                null, TokenVerifier.ACCEPT_ALL);
+             java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<String>> results = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                String segment = "scope/stream/" + w + ".#epoch.0";
+                one.createSegment(segment, (byte) 0, 0, 0);
+                results.add(threads.submit(() -> {
+                    try (Connection c = new TcpConnectionFactory().connect(shared.endpoint(), longWait())) {
+                        Flow f = c.openFlow();
+                        UUID writer = UUID.randomUUID();
+                        f.send(new SetupAppend(f.nextRequestId(), writer, segment, ""));
+                        assertThat(f.await(longWait())).isInstanceOf(AppendSetup.class);
+                        java.util.concurrent.Future<?> sender = threads.submit(() -> {
+                            for (int i = 1; i <= appends; i++) {
+                                WireOutput out = new WireOutput();
+                                AppendEncoder.writeBlock(out, writer, List.of(utf8("e" + i)), i, f.nextRequestId());
+                                c.sendFrames(out.buffer());
+                            }
+                        });
+                        long last = Long.MIN_VALUE;
+                        while (last < appends) {
+                            DataAppended ack = (DataAppended) f.await(longWait());
+                            if (ack.previousEventNumber() != last || ack.eventNumber() <= last) {
+                                return "writer on " + segment + ": ack of " + ack.eventNumber() + " names "
+                                        + ack.previousEventNumber() + " as the one before, but the last ack was " + last;
+                            }
+                            last = ack.eventNumber();
+                        }
+                        sender.get();
+                        return "";
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<String> r : results) {
+                assertThat(r.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEmpty();
+            }
+        }
+    }
+
+    @Test
     void appendsAreAcknowledgedInOrderAndReadBack() {
         create(SEG);
         UUID writer = UUID.randomUUID();
