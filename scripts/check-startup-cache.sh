@@ -55,46 +55,33 @@ check_server() { # label, env assignments...: starts the server in memory, stops
   rm -f "$ready" "$out"
 }
 
-check_cache() { # label, archive, env assignments...
-  local label=$1 archive=$2
-  shift 2
+check_cache() { # checker (check_stdout or check_server), label, archive, env assignments...
+  local check=$1 label=$2 archive=$3
+  shift 3
   rm -f "$archive" "$archive.stamp"
-  check_stdout "$label, first run (trains the cache)" "$@"
+  "$check" "$label, first run (trains the cache)" "$@"
   if [ ! -s "$archive" ] || [ "$(cut -d ' ' -f 1 "$archive.stamp" 2>/dev/null)" != ok ]; then
     fail "[$label] no cache after the first run: $archive (stamp: $(cat "$archive.stamp" 2>/dev/null || echo none));" \
       "target/startup-cache.log ends with:"$'\n'"$(tail -n 20 target/startup-cache.log 2>/dev/null)"
     return
   fi
-  check_stdout "$label, cache in place" "$@"
+  "$check" "$label, cache in place" "$@"
   cp "$archive" "$archive.good"
   echo "not a cache" >"$archive" # the stamp still says it is fine: the JVM must refuse it without a word
-  check_stdout "$label, unusable cache" "$@"
+  "$check" "$label, unusable cache" "$@"
   mv -f "$archive.good" "$archive"
-}
-
-check_server_cache() { # label, archive, env assignments...
-  local label=$1 archive=$2
-  shift 2
-  rm -f "$archive" "$archive.stamp"
-  check_server "$label, first run (trains the cache)" "$@"
-  if [ ! -s "$archive" ] || [ "$(cut -d ' ' -f 1 "$archive.stamp" 2>/dev/null)" != ok ]; then
-    fail "[$label] no server cache after the first run: $archive (stamp: $(cat "$archive.stamp" 2>/dev/null || echo none))"
-    return
-  fi
-  check_server "$label, cache in place" "$@"
 }
 
 . scripts/find-jdk.sh
 sluice_find_jdk
 if [ "$SLUICE_JAVA_FEATURE" -ge 25 ]; then
-  check_cache "AOT cache, JDK $SLUICE_JAVA_FEATURE" target/sluice.aot
+  check_cache check_stdout "AOT cache, JDK $SLUICE_JAVA_FEATURE" target/sluice.aot
+  check_cache check_server "server, AOT cache, JDK $SLUICE_JAVA_FEATURE" target/sluice-server.aot
 fi
-check_cache "dynamic CDS archive, JDK $SLUICE_JAVA_FEATURE" target/sluice.jsa SLUICE_STARTUP_CACHE=cds
+check_cache check_stdout "dynamic CDS archive, JDK $SLUICE_JAVA_FEATURE" target/sluice.jsa SLUICE_STARTUP_CACHE=cds
+check_cache check_server "server, dynamic CDS archive, JDK $SLUICE_JAVA_FEATURE" target/sluice-server.jsa \
+  SLUICE_STARTUP_CACHE=cds
 check_stdout "no cache" SLUICE_STARTUP_CACHE=off
-if [ "$SLUICE_JAVA_FEATURE" -ge 25 ]; then
-  check_server_cache "server, AOT cache, JDK $SLUICE_JAVA_FEATURE" target/sluice-server.aot
-fi
-check_server_cache "server, dynamic CDS archive, JDK $SLUICE_JAVA_FEATURE" target/sluice-server.jsa SLUICE_STARTUP_CACHE=cds
 
 if [ "$failures" -ne 0 ]; then
   echo "check-startup-cache: $failures check(s) failed" >&2
