@@ -154,7 +154,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private boolean endOfDataReported;
     /** When the consumer last waited (or yielded). */
     private long lastWaitNanos = System.nanoTime();
-    /** A segment with events buffered that the consumer goes on with, off the ready queue (its {@code queued} is false). */
+    /** A segment with events buffered that the consumer goes on with, off the ready queue ({@code queued} false). */
     private OwnedSegment current;
     /** Events taken from {@link #current} in a row. */
     private int streak;

@@ -102,9 +102,9 @@ public final class SluiceClient implements AutoCloseable {
      * Creates a reader that joins the reader group {@code scope/group} (create the group first with
      * {@link #readerGroupManager(String)}). Blocks to join the group. The reader takes its share of the group's
      * segments at its first {@link EventStreamReader#readNextEvent}, so readers created together share them evenly
-     * from the start, and prefetches from then on. If a reader with this id is already in the group, it is taken to be an earlier
-     * instance of this one (e.g. before a restart): it is removed, its segments go back to the group, and it fails on
-     * its next read.
+     * from the start, and prefetches from then on. If a reader with this id is already in the group, it is taken to
+     * be an earlier instance of this one (e.g. before a restart): it is removed, its segments go back to the group,
+     * and it fails on its next read.
      *
      * @param scope the group's scope
      * @param group the group's name

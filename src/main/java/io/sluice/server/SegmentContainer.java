@@ -170,7 +170,7 @@ final class SegmentContainer {
 
     // ---------------------------------------------------------------- changes
 
-    /** Completions of applied changes and their effects, to run outside the lock in order; see {@link #runCompletions}. */
+    /** Completions of applied changes and their effects, run outside the lock in order by {@link #runCompletions}. */
     private final ConcurrentLinkedQueue<Runnable> completions = new ConcurrentLinkedQueue<>();
     /** Claims on running {@link #completions}: the thread that takes it from 0 runs them until none is left. */
     private final AtomicInteger completing = new AtomicInteger();

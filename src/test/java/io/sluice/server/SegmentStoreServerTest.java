@@ -15,6 +15,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 
 import io.sluice.common.Deadline;
@@ -185,10 +189,10 @@ class SegmentStoreServerTest {
         SegmentStore one = SegmentStore.inMemory(1);
         int writers = 6;
         int appends = 3000;
-        try (SegmentStoreServer shared = new SegmentStoreServer(one, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                null, TokenVerifier.ACCEPT_ALL);
-             java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            List<java.util.concurrent.Future<String>> results = new ArrayList<>();
+        try (SegmentStoreServer shared = new SegmentStoreServer(one,
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null, TokenVerifier.ACCEPT_ALL);
+             ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<String>> results = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
                 String segment = "scope/stream/" + w + ".#epoch.0";
                 one.createSegment(segment, (byte) 0, 0, 0);
@@ -198,7 +202,7 @@ class SegmentStoreServerTest {
                         UUID writer = UUID.randomUUID();
                         f.send(new SetupAppend(f.nextRequestId(), writer, segment, ""));
                         assertThat(f.await(longWait())).isInstanceOf(AppendSetup.class);
-                        java.util.concurrent.Future<?> sender = threads.submit(() -> {
+                        Future<?> sender = threads.submit(() -> {
                             for (int i = 1; i <= appends; i++) {
                                 WireOutput out = new WireOutput();
                                 AppendEncoder.writeBlock(out, writer, List.of(utf8("e" + i)), i, f.nextRequestId());
@@ -210,7 +214,8 @@ class SegmentStoreServerTest {
                             DataAppended ack = (DataAppended) f.await(longWait());
                             if (ack.previousEventNumber() != last || ack.eventNumber() <= last) {
                                 return "writer on " + segment + ": ack of " + ack.eventNumber() + " names "
-                                        + ack.previousEventNumber() + " as the one before, but the last ack was " + last;
+                                        + ack.previousEventNumber() + " as the one before, but the last ack was "
+                                        + last;
                             }
                             last = ack.eventNumber();
                         }
@@ -219,8 +224,8 @@ class SegmentStoreServerTest {
                     }
                 }));
             }
-            for (java.util.concurrent.Future<String> r : results) {
-                assertThat(r.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEmpty();
+            for (Future<String> r : results) {
+                assertThat(r.get(25, TimeUnit.SECONDS)).isEmpty();
             }
         }
     }
