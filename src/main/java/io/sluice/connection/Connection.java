@@ -7,7 +7,8 @@ import io.sluice.wire.WireCommand;
 
 /**
  * One open connection to a segment store, shared by many {@link Flow flows}. Thread-safe: any thread may open
- * flows and send. Sends are queued for the connection's writer thread and return without waiting for the socket.
+ * flows and send. Sends are queued for the connection's writer thread and return without waiting for the socket;
+ * a sender that finds the connection idle may {@link #tryClaim claim} it and write one small block itself.
  */
 public interface Connection extends AutoCloseable {
 
@@ -53,13 +54,31 @@ public interface Connection extends AutoCloseable {
     void sendFrames(java.util.function.Consumer<io.sluice.wire.WireOutput> frames);
 
     /**
-     * Like {@link #sendFrames(java.util.function.Consumer)}, but never waits: if the write queue is full the writer is
-     * not queued. Safe to call while holding a lock.
+     * Claims the socket for one direct write from the calling thread, if the connection is idle: nothing queued
+     * for the writer thread and no other claim open. Never waits, so it is safe to call while holding a lock; write
+     * with the claim after releasing it. While the claim is open, whatever is sent queues behind it: the writer
+     * thread writes nothing until the claim is written (or abandoned), so frames sent after the claim was taken go
+     * out after its frames.
      *
-     * @return true if the writer was queued, false if the queue was full
-     * @throws io.sluice.errors.ConnectionFailedException if the connection is closed
+     * <p>This spares an idle connection the hand-over to its writer thread, which a caller waiting for a reply
+     * would wait for.
+     *
+     * @param bytes the size of the frames to write; only small writes (that cannot wait for room in the socket) are
+     *     taken
+     * @return the claim, or null if the connection is busy, closed, or {@code bytes} is too large: send as usual
      */
-    boolean trySendFrames(java.util.function.Consumer<io.sluice.wire.WireOutput> frames);
+    Claim tryClaim(int bytes);
+
+    /** An open claim on a connection's socket: write with it exactly once. */
+    interface Claim {
+        /**
+         * Writes the frames to the socket from the calling thread and ends the claim. If the write fails, the
+         * connection ends (its flows learn why); nothing is thrown.
+         *
+         * @param frames writes whole frames; must not block
+         */
+        void write(java.util.function.Consumer<io.sluice.wire.WireOutput> frames);
+    }
 
     /** @return true until the connection fails or is closed */
     boolean isOpen();

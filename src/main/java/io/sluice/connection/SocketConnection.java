@@ -17,7 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
@@ -44,7 +46,9 @@ import org.slf4j.LoggerFactory;
  *   <li>the <b>reader</b> decodes frames (checking each header before it allocates the payload) and routes every
  *       reply to its flow's queue, never blocking on a flow;</li>
  *   <li>the <b>writer</b> takes queued commands, encodes everything that has queued meanwhile into one buffer and
- *       writes it with one socket write — so senders never hold a lock while doing I/O;</li>
+ *       writes it with one socket write — so senders never hold a lock while doing I/O. A sender that finds the
+ *       connection idle may instead {@link #tryClaim claim} the socket and write one small block itself, sparing
+ *       the writer's wake-up; what is queued meanwhile waits for that write;</li>
  *   <li>the <b>keep-alive</b> check: a connection that received nothing for an interval sends a KeepAlive, and one
  *       that still received nothing by the next check is declared dead.</li>
  * </ul>
@@ -57,6 +61,8 @@ final class SocketConnection implements Connection {
     /** The writer's batch buffer shrinks back after a burst made it bigger than this. */
     private static final int MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
     private static final Object CLOSE_SIGNAL = new Object();
+    /** The largest direct write a sender may claim: one that always fits in the socket's send buffer at once. */
+    private static final int MAX_CLAIM_BYTES = 16 * 1024;
 
     private final Socket socket;
     private final Endpoint endpoint;
@@ -70,6 +76,17 @@ final class SocketConnection implements Connection {
     private volatile long lastReceivedNanos = System.nanoTime();
     private volatile int negotiatedVersion = WireProtocol.WIRE_VERSION;
     private Thread keepAliveThread;
+    /**
+     * Who may write to the socket: the low bit is set while a sender holds a {@link Claim}; the rest counts, in
+     * steps of two, the items queued for the writer thread and not yet written. A claim is taken only from zero.
+     */
+    private final AtomicLong writeState = new AtomicLong();
+    /** The writer thread, once started; a claim's end unparks it when it waits for the claim. */
+    private volatile Thread writerThread;
+    private volatile boolean writerWaiting;
+    /** The buffer of direct writes; used only by the holder of the claim. */
+    private final WireOutput claimBuffer = new WireOutput(4 * 1024);
+    private final Claim claim = this::writeClaimed;
 
     private SocketConnection(Socket socket, Endpoint endpoint, ConnectionConfig config) throws IOException {
         this.socket = socket;
@@ -95,7 +112,7 @@ final class SocketConnection implements Connection {
             throw new ConnectionFailedException("cannot use the socket to segment store " + endpoint + ": " + e.getMessage(), e);
         }
         Threads.startVirtual("sluice-reader-" + endpoint, c::readLoop);
-        Threads.startVirtual("sluice-writer-" + endpoint, c::writeLoop);
+        c.writerThread = Threads.startVirtual("sluice-writer-" + endpoint, c::writeLoop);
         c.send(Hello.current());
         c.awaitHello(deadline);
         c.keepAliveThread = Threads.startVirtual("sluice-keepalive-" + endpoint, c::keepAliveLoop);
@@ -176,21 +193,45 @@ final class SocketConnection implements Connection {
     }
 
     @Override
-    public boolean trySendFrames(java.util.function.Consumer<WireOutput> frames) {
-        requireOpen();
-        return outbound.offer(frames);
+    public Claim tryClaim(int bytes) {
+        if (bytes > MAX_CLAIM_BYTES || ended.get() != null || !writeState.compareAndSet(0, 1)) {
+            return null;
+        }
+        return claim;
+    }
+
+    /** Writes a claim's frames and ends the claim, waking the writer thread if it waits for it. */
+    private void writeClaimed(java.util.function.Consumer<WireOutput> frames) {
+        try {
+            claimBuffer.clear();
+            frames.accept(claimBuffer);
+            out.write(claimBuffer.array(), 0, claimBuffer.position());
+            out.flush();
+        } catch (IOException e) {
+            end(ended.get() != null ? "closed" : "write failed: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            end("direct write failed: " + e, e);
+        } finally {
+            writeState.decrementAndGet();
+            if (writerWaiting) {
+                LockSupport.unpark(writerThread);
+            }
+        }
     }
 
     private void enqueue(Object item) {
         requireOpen();
         boolean queued;
+        writeState.addAndGet(2);
         try {
             queued = outbound.offer(item, config.sendTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
+            writeState.addAndGet(-2);
             Thread.currentThread().interrupt();
             throw new StreamingInterruptedException("interrupted while sending to " + endpoint, e);
         }
         if (!queued) {
+            writeState.addAndGet(-2);
             fail("the write queue stayed full for " + config.sendTimeout().toMillis() + " ms");
             requireOpen();
         }
@@ -241,6 +282,10 @@ final class SocketConnection implements Connection {
         flows.clear();
         outbound.clear();
         outbound.offer(CLOSE_SIGNAL);
+        Thread writer = writerThread;
+        if (writer != null) {
+            LockSupport.unpark(writer);
+        }
         Thread ka = keepAliveThread;
         if (ka != null) {
             ka.interrupt();
@@ -303,11 +348,14 @@ final class SocketConnection implements Connection {
             while (true) {
                 batch.add(outbound.take());
                 outbound.drainTo(batch, 1023);
+                awaitNoClaim();
                 buf.clear();
+                long written = 0;
                 for (Object item : batch) {
                     if (item == CLOSE_SIGNAL) {
                         return;
                     }
+                    written += 2;
                     if (item instanceof ByteBuffer b && b.remaining() > DIRECT_WRITE_THRESHOLD && b.hasArray()) {
                         flush(buf);
                         out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
@@ -324,6 +372,7 @@ final class SocketConnection implements Connection {
                 batch.clear();
                 flush(buf);
                 out.flush();
+                writeState.addAndGet(-written);
                 if (buf.array().length > MAX_RETAINED_BUFFER) {
                     buf = new WireOutput(64 * 1024);
                 }
@@ -335,6 +384,25 @@ final class SocketConnection implements Connection {
         } catch (RuntimeException e) {
             end("writer failed: " + e, e);
         }
+    }
+
+    /**
+     * The writer thread waits for an open claim to be written (no new one can start while items are queued). A claim
+     * is one small write that fits the socket's buffer, so this wait is short; the end of the connection ends it too.
+     */
+    private void awaitNoClaim() {
+        while ((writeState.get() & 1) != 0 && ended.get() == null) {
+            writerWaiting = true;
+            if ((writeState.get() & 1) != 0) {
+                LockSupport.park(this);
+            }
+            writerWaiting = false;
+        }
+    }
+
+    /** For tests: the writer thread waits for a claim to be written. */
+    boolean writerWaitsForClaim() {
+        return writerWaiting;
     }
 
     private void flush(WireOutput buf) throws IOException {

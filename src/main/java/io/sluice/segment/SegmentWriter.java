@@ -16,6 +16,7 @@ import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.common.Retry;
 import io.sluice.common.Threads;
+import io.sluice.connection.Connection;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.Lease;
 import io.sluice.connection.ReplyErrors;
@@ -48,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * <p>Two virtual threads run it. The <b>flusher</b> takes whatever events have queued since its last block,
  * numbers them and hands one {@code AppendBlock}+{@code AppendBlockEnd} to the connection (encoded on the
  * connection's writer thread, straight into the socket buffer): the more callers write while a block is on the
- * wire, the bigger the next one, with no timers. The <b>receiver</b> reads acknowledgements and completes events in
+ * wire, the bigger the next one, with no timers. An event written when nothing is queued or in flight and the
+ * connection is idle skips the flusher: the caller writes its block to the socket itself. The <b>receiver</b> reads acknowledgements and completes events in
  * order; when the connection fails it reconnects with the same writer id, completes what the server already has
  * ({@code AppendSetup.lastEventNumber}) and resends the rest, in order, before the flusher may send anything new.
  *
@@ -58,6 +60,8 @@ import org.slf4j.LoggerFactory;
 public final class SegmentWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
     private static final Duration AWAIT_SLICE = Duration.ofSeconds(30);
+    /** An append block's frames around its events: AppendBlock's header and writer id, and AppendBlockEnd. */
+    private static final int BLOCK_OVERHEAD = 8 + 16 + 8 + 16 + 4 + 4 + 4 + 8 + 8;
 
     /** Hears what ends a segment writer. Called on the writer's own threads; must not block for long. */
     public interface Listener {
@@ -154,12 +158,17 @@ public final class SegmentWriter implements AutoCloseable {
     }
 
     /**
-     * Queues events for this segment. Never blocks (memory is bounded by the caller).
+     * Queues events for this segment. Never waits for another thread (memory is bounded by the caller). When
+     * nothing is queued or in flight and the connection is idle, the caller writes the event's block to the socket
+     * itself: one small write, which the socket's buffer takes at once.
      *
      * @return false if the writer has ended (the segment is sealed or gone): route the events elsewhere
      * @throws SluiceException the failure that stopped the writer, if it failed
      */
     public boolean write(PendingEvent event) {
+        Connection.Claim direct = null;
+        long number = 0;
+        long requestId = 0;
         lock.lock();
         try {
             switch (phase) {
@@ -169,42 +178,32 @@ public final class SegmentWriter implements AutoCloseable {
                 case FAILED -> throw failure;
                 case CLOSED -> throw new IllegalStateException("the writer of segment " + segment + " is closed");
                 default -> {
-                    if (phase == Phase.READY && queued.isEmpty() && inflight.isEmpty() && sentDirectly(event)) {
+                    if (phase == Phase.READY && queued.isEmpty() && inflight.isEmpty()) {
+                        direct = lease.flow().connection().tryClaim(event.framedSize() + BLOCK_OVERHEAD);
+                    }
+                    if (direct == null) {
+                        queued.add(event);
+                        changed.signalAll();
                         return true;
                     }
-                    queued.add(event);
-                    changed.signalAll();
-                    return true;
+                    // nothing is queued or in flight and the connection is idle: this block goes out from this
+                    // thread, sparing the flusher's and the connection writer's wake-ups (what an awaited write
+                    // would wait for). Whatever is sent after the claim (the flusher's next block included) waits
+                    // for it on the connection, so blocks stay in event-number order.
+                    number = lastEventNumber + event.count();
+                    event.eventNumber = number;
+                    lastEventNumber = number;
+                    inflight.add(event);
+                    requestId = lease.nextRequestId();
                 }
             }
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Under the lock, with nothing queued or in flight: hands the event to the connection from the caller's thread,
-     * sparing the flusher's wake-up (what an awaited write would wait for). Queueing on the connection never waits
-     * and nothing is in flight, so no block of the flusher can overtake or be overtaken by this one. Under load the
-     * flusher batches as before.
-     *
-     * @return false if the connection's queue is full (nothing changed: queue the event for the flusher)
-     */
-    private boolean sentDirectly(PendingEvent event) {
-        long number = lastEventNumber + event.count();
-        event.eventNumber = number;
-        long requestId = lease.nextRequestId();
-        List<PendingEvent> block = List.of(event);
-        try {
-            if (!lease.flow().connection().trySendFrames(out -> encodeBlock(out, block, number, requestId))) {
-                return false;
-            }
-        } catch (ConnectionFailedException e) {
-            // the connection is gone: the receiver reconnects and resends what is in flight, this event included
-            LOG.debug("event for {} not sent: {}", segment, e.getMessage());
-        }
-        lastEventNumber = number;
-        inflight.add(event);
+        long last = number;
+        long id = requestId;
+        // if the connection fails, the receiver reconnects and resends what is in flight, this event included
+        direct.write(out -> encodeBlock(out, List.of(event), last, id));
         return true;
     }
 

@@ -19,6 +19,7 @@ import io.sluice.common.Deadline;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.IncompatibleServerException;
+import io.sluice.wire.FrameCodec;
 import io.sluice.wire.GetStreamSegmentInfo;
 import io.sluice.wire.Hello;
 import io.sluice.wire.KeepAlive;
@@ -323,6 +324,93 @@ class ConnectionTest {
         for (int t = 0; t < threads; t++) {
             String name = "t" + t;
             List<Long> order = seen.stream().map(w -> (GetStreamSegmentInfo) w).filter(g -> g.segmentName().equals(name))
+                    .map(GetStreamSegmentInfo::requestId).toList();
+            assertThat(order).as("one thread's commands keep their order").isSorted().hasSize(perThread);
+        }
+    }
+
+    @Test
+    void aClaimWritesFromTheCallerAndWhatIsSentMeanwhileWaitsForIt() throws Exception {
+        BlockingQueue<String> seen = new ArrayBlockingQueue<>(16);
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo g) {
+                seen.add(g.segmentName());
+            }
+        }));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        Connection.Claim claim = claimWhenIdle(c);
+        assertThat(c.tryClaim(100)).as("one claim at a time").isNull();
+        c.send(new GetStreamSegmentInfo(1, "sent-while-claimed", ""));
+        Deadline deadline = longWait();
+        while (!((SocketConnection) c).writerWaitsForClaim() && seen.isEmpty()) {
+            assertThat(deadline.remainingNanos()).as("the writer thread took the command").isPositive();
+            Thread.onSpinWait();
+        }
+        claim.write(out -> FrameCodec.encode(new GetStreamSegmentInfo(2, "claimed", ""), out));
+        assertThat(seen.poll(20, TimeUnit.SECONDS)).isEqualTo("claimed");
+        assertThat(seen.poll(20, TimeUnit.SECONDS)).as("the writer thread waited for the claim").isEqualTo("sent-while-claimed");
+    }
+
+    /**
+     * Claims the connection once its writer thread has written the Hello (which it counts as queued until its write
+     * returns, possibly after the answer arrived).
+     */
+    private static Connection.Claim claimWhenIdle(Connection c) {
+        Deadline deadline = longWait();
+        Connection.Claim claim;
+        while ((claim = c.tryClaim(100)) == null) {
+            assertThat(deadline.remainingNanos()).as("the idle connection became claimable").isPositive();
+            Thread.onSpinWait();
+        }
+        return claim;
+    }
+
+    @Test
+    void largeWritesAndClosedConnectionsAreNotClaimed() throws Exception {
+        FakeSegmentStore store = answeringStore();
+        Connection c = new TcpConnectionFactory().connect(store.endpoint(), longWait());
+        assertThat(c.tryClaim(1024 * 1024)).as("a write that may not fit the socket buffer").isNull();
+        claimWhenIdle(c).write(out -> FrameCodec.encode(new KeepAlive(), out));
+        c.close();
+        assertThat(c.tryClaim(100)).isNull();
+    }
+
+    @Test
+    void claimsAndQueuedSendsFromManyThreadsArriveIntactAndInOrder() throws Exception {
+        int threads = 16;
+        int perThread = 500;
+        CountDownLatch received = new CountDownLatch(threads * perThread);
+        List<GetStreamSegmentInfo> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo g) {
+                seen.add(g);
+                received.countDown();
+            }
+        }));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        java.util.concurrent.atomic.AtomicInteger claimed = new java.util.concurrent.atomic.AtomicInteger();
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                exec.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        GetStreamSegmentInfo command = new GetStreamSegmentInfo(i, "t" + thread, "");
+                        Connection.Claim claim = c.tryClaim(64);
+                        if (claim != null) {
+                            claimed.incrementAndGet();
+                            claim.write(out -> FrameCodec.encode(command, out));
+                        } else {
+                            c.send(command);
+                        }
+                    }
+                });
+            }
+        }
+        assertThat(received.await(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(claimed.get()).as("some writes went out directly").isPositive();
+        for (int t = 0; t < threads; t++) {
+            String name = "t" + t;
+            List<Long> order = seen.stream().filter(g -> g.segmentName().equals(name))
                     .map(GetStreamSegmentInfo::requestId).toList();
             assertThat(order).as("one thread's commands keep their order").isSorted().hasSize(perThread);
         }
