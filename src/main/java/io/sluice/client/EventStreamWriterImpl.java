@@ -256,7 +256,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
                 old = writers.remove(ended);
                 for (PendingEvent e : unacknowledged) {
                     Route r = lookup(next, keyOf(e.routingKey()));
-                    if (r == null || !r.writer().write(e)) {
+                    // queue only: no socket write under the routing lock
+                    if (r == null || !r.writer().queue(e)) {
                         e.future().completeExceptionally(new SegmentSealedException("stream " + stream + " is sealed"));
                     }
                 }

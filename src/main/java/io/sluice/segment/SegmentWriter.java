@@ -160,12 +160,27 @@ public final class SegmentWriter implements AutoCloseable {
     /**
      * Queues events for this segment. Never waits for another thread (memory is bounded by the caller). When
      * nothing is queued or in flight and the connection is idle, the caller writes the event's block to the socket
-     * itself: one small write, which the socket's buffer takes at once.
+     * itself: one small write, which the socket's buffer takes at once. Not to be called while holding a lock: use
+     * {@link #queue} there.
      *
      * @return false if the writer has ended (the segment is sealed or gone): route the events elsewhere
      * @throws SluiceException the failure that stopped the writer, if it failed
      */
     public boolean write(PendingEvent event) {
+        return write(event, true);
+    }
+
+    /**
+     * Like {@link #write}, but always leaves the sending to the flusher, so it does no I/O: safe while holding a lock.
+     *
+     * @return false if the writer has ended (the segment is sealed or gone): route the events elsewhere
+     * @throws SluiceException the failure that stopped the writer, if it failed
+     */
+    public boolean queue(PendingEvent event) {
+        return write(event, false);
+    }
+
+    private boolean write(PendingEvent event, boolean mayWrite) {
         Connection.Claim direct = null;
         long number = 0;
         long requestId = 0;
@@ -178,7 +193,7 @@ public final class SegmentWriter implements AutoCloseable {
                 case FAILED -> throw failure;
                 case CLOSED -> throw new IllegalStateException("the writer of segment " + segment + " is closed");
                 default -> {
-                    if (phase == Phase.READY && queued.isEmpty() && inflight.isEmpty()) {
+                    if (mayWrite && phase == Phase.READY && queued.isEmpty() && inflight.isEmpty()) {
                         direct = lease.flow().connection().tryClaim(event.framedSize() + BLOCK_OVERHEAD);
                     }
                     if (direct == null) {
