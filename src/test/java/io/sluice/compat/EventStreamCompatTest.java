@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import com.google.common.hash.Hashing;
 import org.junit.jupiter.api.Test;
@@ -85,8 +87,19 @@ class EventStreamCompatTest {
             long written = System.nanoTime();
             real.streams.sealStream(real.scope, stream.name());
             for (Future<Integer> count : counts) {
-                assertThat(count.get(READ_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS)).as("every reader read a share")
-                        .isPositive();
+                int read;
+                try {
+                    read = count.get(READ_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    // a stall: say where every reader and segment stood, so the failure can be told apart
+                    Map<String, Long> perReader = new TreeMap<>();
+                    log.byReader().forEach((id, reads) -> perReader.put(id,
+                            reads.stream().filter(r -> r.event() != null).count()));
+                    throw new AssertionError("the readers did not finish: events read per reader " + perReader
+                            + ", segments per reader " + group.segmentAssignments() + ", group position "
+                            + group.streamCuts() + ", threads in " + ThreadDumps.write("hundred-k"), e);
+                }
+                assertThat(read).as("every reader read a share").isPositive();
             }
             LOG.info("100,000 events: written in {} ms, read by 3 readers {} ms later", 
                     TimeUnit.NANOSECONDS.toMillis(written - t0), TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
