@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place Sluice creates threads: virtual threads with readable names and an uncaught-exception handler
- * that logs. Never pool virtual threads; start one per task.
+ * that logs (and platform threads for connection readers configured so). Never pool virtual threads; start one per
+ * task.
  */
 public final class Threads {
     private static final Logger LOG = LoggerFactory.getLogger(Threads.class);
@@ -27,6 +28,17 @@ public final class Threads {
      */
     public static Thread startVirtual(String name, Runnable task) {
         return Thread.ofVirtual().name(name).uncaughtExceptionHandler(LOG_UNCAUGHT).start(task);
+    }
+
+    /**
+     * Starts {@code task} on a new platform (daemon) thread: only for a loop that blocks in socket reads and whose
+     * wake-up latency matters more than its cost (a connection's reader, when its configuration asks for it).
+     *
+     * @param name the thread's name, shown in thread dumps
+     * @return the started thread
+     */
+    public static Thread startPlatform(String name, Runnable task) {
+        return Thread.ofPlatform().daemon().name(name).uncaughtExceptionHandler(LOG_UNCAUGHT).start(task);
     }
 
     /**

@@ -13,13 +13,18 @@ import java.util.Objects;
  * @param socketBufferBytes the socket send and receive buffer sizes
  * @param writeQueueCapacity commands that may wait for the writer thread before senders block
  * @param sendTimeout how long a sender may block on a full write queue before it gives up
+ * @param platformReaders whether each connection reads its socket on a platform thread of its own instead of a
+ *     virtual thread (off by default). A reply then wakes the thread that reads it directly, without the JDK's poller
+ *     handing the reading virtual thread to a carrier thread: awaited writes return sooner when replies take long
+ *     (an fsync, a remote server), at the cost of one OS thread per connection
  */
 public record ConnectionConfig(Duration connectTimeout, Duration keepAliveInitialDelay, Duration keepAliveInterval,
-                               int socketBufferBytes, int writeQueueCapacity, Duration sendTimeout) {
+                               int socketBufferBytes, int writeQueueCapacity, Duration sendTimeout,
+                               boolean platformReaders) {
 
-    /** Pravega's defaults: keep-alive after 20 s then every 10 s, 256 KiB socket buffers. */
+    /** Pravega's defaults: keep-alive after 20 s then every 10 s, 256 KiB socket buffers; virtual-thread readers. */
     public static final ConnectionConfig DEFAULT = new ConnectionConfig(Duration.ofSeconds(10), Duration.ofSeconds(20),
-            Duration.ofSeconds(10), 256 * 1024, 4096, Duration.ofSeconds(60));
+            Duration.ofSeconds(10), 256 * 1024, 4096, Duration.ofSeconds(60), false);
 
     /** Checks the values. */
     public ConnectionConfig {
@@ -44,12 +49,19 @@ public record ConnectionConfig(Duration connectTimeout, Duration keepAliveInitia
 
     /** @return a copy with other keep-alive timings */
     public ConnectionConfig withKeepAlive(Duration initialDelay, Duration interval) {
-        return new ConnectionConfig(connectTimeout, initialDelay, interval, socketBufferBytes, writeQueueCapacity, sendTimeout);
+        return new ConnectionConfig(connectTimeout, initialDelay, interval, socketBufferBytes, writeQueueCapacity, sendTimeout,
+                platformReaders);
     }
 
     /** @return a copy with another connect timeout */
     public ConnectionConfig withConnectTimeout(Duration timeout) {
         return new ConnectionConfig(timeout, keepAliveInitialDelay, keepAliveInterval, socketBufferBytes, writeQueueCapacity,
-                sendTimeout);
+                sendTimeout, platformReaders);
+    }
+
+    /** @return a copy whose connections read on platform threads ({@code true}) or virtual threads */
+    public ConnectionConfig withPlatformReaders(boolean platform) {
+        return new ConnectionConfig(connectTimeout, keepAliveInitialDelay, keepAliveInterval, socketBufferBytes,
+                writeQueueCapacity, sendTimeout, platform);
     }
 }

@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A connection over a connected {@link Socket} (plain or TLS). Three virtual threads serve it:
  * <ul>
- *   <li>the <b>reader</b> decodes frames (checking each header before it allocates the payload) and routes every
- *       reply to its flow's queue, never blocking on a flow;</li>
+ *   <li>the <b>reader</b> (a platform thread instead if {@link ConnectionConfig#platformReaders}) decodes frames
+ *       (checking each header before it allocates the payload) and routes every reply to its flow's queue, never
+ *       blocking on a flow;</li>
  *   <li>the <b>writer</b> takes queued commands, encodes everything that has queued meanwhile into one buffer and
  *       writes it with one socket write — so senders never hold a lock while doing I/O. A sender that finds the
  *       connection idle may instead {@link #tryClaim claim} the socket and write one small block itself, sparing
@@ -111,7 +112,11 @@ final class SocketConnection implements Connection {
             closeQuietly(socket);
             throw new ConnectionFailedException("cannot use the socket to segment store " + endpoint + ": " + e.getMessage(), e);
         }
-        Threads.startVirtual("sluice-reader-" + endpoint, c::readLoop);
+        if (config.platformReaders()) {
+            Threads.startPlatform("sluice-reader-" + endpoint, c::readLoop);
+        } else {
+            Threads.startVirtual("sluice-reader-" + endpoint, c::readLoop);
+        }
         c.writerThread = Threads.startVirtual("sluice-writer-" + endpoint, c::writeLoop);
         c.send(Hello.current());
         c.awaitHello(deadline);

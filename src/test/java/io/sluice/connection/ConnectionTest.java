@@ -415,4 +415,27 @@ class ConnectionTest {
             assertThat(order).as("one thread's commands keep their order").isSorted().hasSize(perThread);
         }
     }
+
+    @Test
+    void theReaderIsAVirtualThreadUnlessPlatformReadersAreConfigured() throws Exception {
+        FakeSegmentStore store = answeringStore();
+        for (boolean platform : new boolean[] {false, true}) {
+            Connection c = track(new TcpConnectionFactory(ConnectionConfig.DEFAULT.withPlatformReaders(platform))
+                    .connect(store.endpoint(), longWait()));
+            Flow flow = c.openFlow();
+            java.util.concurrent.CompletableFuture<Thread> reader = new java.util.concurrent.CompletableFuture<>();
+            flow.intercept(reply -> {
+                reader.complete(Thread.currentThread());
+                return false;
+            });
+            flow.send(new GetStreamSegmentInfo(flow.nextRequestId(), "scope/stream/0.#epoch.0", ""));
+            assertThat(flow.await(longWait())).isInstanceOf(StreamSegmentInfo.class);
+            Thread thread = reader.get(20, TimeUnit.SECONDS);
+            assertThat(thread.isVirtual()).as("platformReaders=%s", platform).isEqualTo(!platform);
+            assertThat(thread.getName()).startsWith("sluice-reader-");
+            c.close();
+            thread.join(Duration.ofSeconds(20));
+            assertThat(thread.isAlive()).as("the reader ends with the connection").isFalse();
+        }
+    }
 }
