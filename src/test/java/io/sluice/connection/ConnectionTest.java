@@ -25,7 +25,6 @@ import io.sluice.wire.Hello;
 import io.sluice.wire.KeepAlive;
 import io.sluice.wire.Reply;
 import io.sluice.wire.StreamSegmentInfo;
-import io.sluice.wire.WireCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -299,23 +298,41 @@ class ConnectionTest {
 
     @Test
     void writesFromManyThreadsAllArriveIntact() throws Exception {
+        sendFromManyThreadsAndCheckOrder(false);
+    }
+
+    /**
+     * 16 threads send 500 commands each, claiming the connection for a direct write whenever it is idle if
+     * {@code claim}; the server must get every command intact and each thread's in the order it sent them.
+     *
+     * @return how many commands went out through a claim
+     */
+    private int sendFromManyThreadsAndCheckOrder(boolean claim) throws Exception {
         int threads = 16;
         int perThread = 500;
         CountDownLatch received = new CountDownLatch(threads * perThread);
-        List<WireCommand> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<GetStreamSegmentInfo> seen = java.util.Collections.synchronizedList(new ArrayList<>());
         FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
-            if (request instanceof GetStreamSegmentInfo) {
-                seen.add(request);
+            if (request instanceof GetStreamSegmentInfo g) {
+                seen.add(g);
                 received.countDown();
             }
         }));
         Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        java.util.concurrent.atomic.AtomicInteger claimed = new java.util.concurrent.atomic.AtomicInteger();
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int t = 0; t < threads; t++) {
                 int thread = t;
                 exec.submit(() -> {
                     for (int i = 0; i < perThread; i++) {
-                        c.send(new GetStreamSegmentInfo(i, "t" + thread, ""));
+                        GetStreamSegmentInfo command = new GetStreamSegmentInfo(i, "t" + thread, "");
+                        Connection.Claim direct = claim ? c.tryClaim(64) : null;
+                        if (direct != null) {
+                            claimed.incrementAndGet();
+                            direct.write(out -> FrameCodec.encode(command, out));
+                        } else {
+                            c.send(command);
+                        }
                     }
                 });
             }
@@ -323,10 +340,11 @@ class ConnectionTest {
         assertThat(received.await(20, TimeUnit.SECONDS)).isTrue();
         for (int t = 0; t < threads; t++) {
             String name = "t" + t;
-            List<Long> order = seen.stream().map(w -> (GetStreamSegmentInfo) w).filter(g -> g.segmentName().equals(name))
+            List<Long> order = seen.stream().filter(g -> g.segmentName().equals(name))
                     .map(GetStreamSegmentInfo::requestId).toList();
             assertThat(order).as("one thread's commands keep their order").isSorted().hasSize(perThread);
         }
+        return claimed.get();
     }
 
     @Test
@@ -377,43 +395,7 @@ class ConnectionTest {
 
     @Test
     void claimsAndQueuedSendsFromManyThreadsArriveIntactAndInOrder() throws Exception {
-        int threads = 16;
-        int perThread = 500;
-        CountDownLatch received = new CountDownLatch(threads * perThread);
-        List<GetStreamSegmentInfo> seen = java.util.Collections.synchronizedList(new ArrayList<>());
-        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
-            if (request instanceof GetStreamSegmentInfo g) {
-                seen.add(g);
-                received.countDown();
-            }
-        }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
-        java.util.concurrent.atomic.AtomicInteger claimed = new java.util.concurrent.atomic.AtomicInteger();
-        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                exec.submit(() -> {
-                    for (int i = 0; i < perThread; i++) {
-                        GetStreamSegmentInfo command = new GetStreamSegmentInfo(i, "t" + thread, "");
-                        Connection.Claim claim = c.tryClaim(64);
-                        if (claim != null) {
-                            claimed.incrementAndGet();
-                            claim.write(out -> FrameCodec.encode(command, out));
-                        } else {
-                            c.send(command);
-                        }
-                    }
-                });
-            }
-        }
-        assertThat(received.await(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(claimed.get()).as("some writes went out directly").isPositive();
-        for (int t = 0; t < threads; t++) {
-            String name = "t" + t;
-            List<Long> order = seen.stream().filter(g -> g.segmentName().equals(name))
-                    .map(GetStreamSegmentInfo::requestId).toList();
-            assertThat(order).as("one thread's commands keep their order").isSorted().hasSize(perThread);
-        }
+        assertThat(sendFromManyThreadsAndCheckOrder(true)).as("some writes went out directly").isPositive();
     }
 
     @Test
