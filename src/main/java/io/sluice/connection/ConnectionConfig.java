@@ -49,8 +49,8 @@ public record ConnectionConfig(Duration connectTimeout, Duration keepAliveInitia
 
     /** @return a copy with other keep-alive timings */
     public ConnectionConfig withKeepAlive(Duration initialDelay, Duration interval) {
-        return new ConnectionConfig(connectTimeout, initialDelay, interval, socketBufferBytes, writeQueueCapacity, sendTimeout,
-                platformReaders);
+        return new ConnectionConfig(connectTimeout, initialDelay, interval, socketBufferBytes, writeQueueCapacity,
+                sendTimeout, platformReaders);
     }
 
     /** @return a copy with another connect timeout */

@@ -50,9 +50,10 @@ import org.slf4j.LoggerFactory;
  * numbers them and hands one {@code AppendBlock}+{@code AppendBlockEnd} to the connection (encoded on the
  * connection's writer thread, straight into the socket buffer): the more callers write while a block is on the
  * wire, the bigger the next one, with no timers. An event written when nothing is queued or in flight and the
- * connection is idle skips the flusher: the caller writes its block to the socket itself. The <b>receiver</b> reads acknowledgements and completes events in
- * order; when the connection fails it reconnects with the same writer id, completes what the server already has
- * ({@code AppendSetup.lastEventNumber}) and resends the rest, in order, before the flusher may send anything new.
+ * connection is idle skips the flusher: the caller writes its block to the socket itself. The <b>receiver</b> reads
+ * acknowledgements and completes events in order; when the connection fails it reconnects with the same writer id,
+ * completes what the server already has ({@code AppendSetup.lastEventNumber}) and resends the rest, in order, before
+ * the flusher may send anything new.
  *
  * <p>When the segment is sealed (or gone), the writer stops and hands every unacknowledged event, in order, to
  * its {@link Listener}, which re-routes them to the successors. Thread-safe.
