@@ -366,7 +366,8 @@ class ConnectionTest {
         }
         claim.write(out -> FrameCodec.encode(new GetStreamSegmentInfo(2, "claimed", ""), out));
         assertThat(seen.poll(20, TimeUnit.SECONDS)).isEqualTo("claimed");
-        assertThat(seen.poll(20, TimeUnit.SECONDS)).as("the writer thread waited for the claim").isEqualTo("sent-while-claimed");
+        assertThat(seen.poll(20, TimeUnit.SECONDS)).as("the writer thread waited for the claim")
+                .isEqualTo("sent-while-claimed");
     }
 
     /**

@@ -15,6 +15,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.common.Deadline;
@@ -119,8 +122,8 @@ class SegmentWriterTest {
         int threads = 8;
         int perThread = 400;
         try (SegmentWriter w = writer(UUID.randomUUID());
-             java.util.concurrent.ExecutorService exec = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+             ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int thread = t;
                 done.add(exec.submit(() -> {
@@ -138,7 +141,7 @@ class SegmentWriterTest {
                     return null;
                 }));
             }
-            for (java.util.concurrent.Future<?> f : done) {
+            for (Future<?> f : done) {
                 f.get(50, TimeUnit.SECONDS);
             }
         }
