@@ -362,7 +362,7 @@ class ConnectionTest {
         Deadline deadline = longWait();
         while (!((SocketConnection) c).writerWaitsForClaim() && seen.isEmpty()) {
             assertThat(deadline.remainingNanos()).as("the writer thread took the command").isPositive();
-            Thread.onSpinWait();
+            Thread.yield();   // let the connection's threads run (2 cores in CI)
         }
         claim.write(out -> FrameCodec.encode(new GetStreamSegmentInfo(2, "claimed", ""), out));
         assertThat(seen.poll(20, TimeUnit.SECONDS)).isEqualTo("claimed");
@@ -379,7 +379,7 @@ class ConnectionTest {
         Connection.Claim claim;
         while ((claim = c.tryClaim(100)) == null) {
             assertThat(deadline.remainingNanos()).as("the idle connection became claimable").isPositive();
-            Thread.onSpinWait();
+            Thread.yield();   // let the connection's threads run (2 cores in CI)
         }
         return claim;
     }
