@@ -83,7 +83,7 @@ public final class EmbeddedServer implements AutoCloseable {
                 }
             });
             this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort),
-                    b.tls == null ? null : b.tls.sslContext(), verifier);
+                    b.tls == null ? null : b.tls.sslContext(), verifier, b.limits);
             try {
                 this.grpc = grpcStarted.join();
             } catch (java.util.concurrent.CompletionException e) {
@@ -130,7 +130,7 @@ public final class EmbeddedServer implements AutoCloseable {
         }
     }
 
-    private static TokenVerifier verifierOf(DelegationTokens tokens) {
+    static TokenVerifier verifierOf(DelegationTokens tokens) {
         return (token, segment, write) -> {
             try {
                 tokens.check(token, segment, write ? AccessLevel.READ_UPDATE : AccessLevel.READ);
@@ -236,6 +236,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private Path passwordFile;
         private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
         private ServerTls tls;
+        private ServerLimits limits = ServerLimits.DEFAULTS;
 
         private Builder() {
         }
@@ -320,6 +321,17 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder tls(ServerTls identity) {
             this.tls = Objects.requireNonNull(identity, "identity");
+            return this;
+        }
+
+        /**
+         * Sets what each segment-store connection may hold of the server's memory (default
+         * {@link ServerLimits#DEFAULTS}).
+         *
+         * @return this
+         */
+        public Builder limits(ServerLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 

@@ -316,7 +316,8 @@ final class SegmentContainer {
         } catch (RuntimeException e) {
             // a bug must not wedge the container: report it to the client and carry on with the next change
             LOG.error("segment container {}: applying {} failed", id, op, e);
-            return new ErrorMessage(requestIdOf(op), op.segment(), "internal error: " + e, ErrorMessage.ErrorCode.UNSPECIFIED);
+            return new ErrorMessage(requestIdOf(op), op.segment(), "internal error: " + WireText.abbreviate(e.toString()),
+                    ErrorMessage.ErrorCode.UNSPECIFIED);
         }
     }
 
@@ -570,7 +571,7 @@ final class SegmentContainer {
     }
 
     private static Reply badKeyLength(long requestId, Segment s) {
-        return new ErrorMessage(requestId, s.name, "keys of table segment " + s.name + " must be " + s.table.keyLength()
+        return new ErrorMessage(requestId, s.name, "keys of table segment " + WireText.abbreviate(s.name) + " must be " + s.table.keyLength()
                 + " bytes long", ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
     }
 
@@ -583,7 +584,8 @@ final class SegmentContainer {
     }
 
     private static Reply notATable(long requestId, String name) {
-        return new ErrorMessage(requestId, name, name + " is not a table segment", ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+        return new ErrorMessage(requestId, name, WireText.abbreviate(name) + " is not a table segment",
+                ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
     }
 
     // ---------------------------------------------------------------- reads and queries
@@ -832,6 +834,10 @@ final class SegmentContainer {
         if (missing != null) {
             return missing;
         }
+        Reply bad = badRange(r.requestId(), r.segment(), r.args());
+        if (bad != null) {
+            return bad;
+        }
         var page = scan(s, r.args(), r.suggestedKeyCount());
         List<TableKey> keys = page.stream().map(e -> new TableKey(e.getKey().buffer(), e.getValue().version())).toList();
         return new TableKeysRead(r.requestId(), r.segment(), keys, continuation(page, r.args().continuationToken()));
@@ -843,11 +849,25 @@ final class SegmentContainer {
         if (missing != null) {
             return missing;
         }
+        Reply bad = badRange(r.requestId(), r.segment(), r.args());
+        if (bad != null) {
+            return bad;
+        }
         var page = scan(s, r.args(), r.suggestedEntryCount());
         List<TableEntry> entries = page.stream().map(e -> new TableEntry(new TableKey(e.getKey().buffer(), e.getValue().version()),
                 new TableValue(Bytes.wrap(e.getValue().bytes())))).toList();
         return new TableEntriesRead(r.requestId(), r.segment(), new TableEntries(entries),
                 continuation(page, r.args().continuationToken()));
+    }
+
+    /** @return the error for an iteration whose fromKey lies after its toKey, or null if the range is sound */
+    private static Reply badRange(long requestId, String segment, io.sluice.wire.TableIteratorArgs args) {
+        if (args.fromKey().hasRemaining() && args.toKey().hasRemaining()
+                && TableState.Key.of(args.fromKey()).compareTo(TableState.Key.of(args.toKey())) > 0) {
+            return new ErrorMessage(requestId, segment, "the iteration's fromKey is after its toKey",
+                    ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+        }
+        return null;
     }
 
     /** Iteration: the continuation token is the last key returned; an empty page means the end. */
@@ -869,7 +889,7 @@ final class SegmentContainer {
         if (missing != null) {
             return missing;
         }
-        int max = Math.max(1, r.suggestedEntryCount());
+        int max = Math.clamp(r.suggestedEntryCount(), 1, Integer.MAX_VALUE - 1); // a suggestion; max + 1 must fit
         var page = s.table.since(r.fromPosition(), max + 1);
         boolean reachedEnd = page.size() <= max;
         if (!reachedEnd) {

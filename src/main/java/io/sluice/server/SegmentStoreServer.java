@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +24,7 @@ public final class SegmentStoreServer implements AutoCloseable {
 
     private final SegmentStore store;
     private final TokenVerifier tokens;
+    private final ServerLimits limits;
     private final ServerSocket listener;
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -39,8 +39,24 @@ public final class SegmentStoreServer implements AutoCloseable {
      * @throws IOException if the address cannot be bound
      */
     public SegmentStoreServer(SegmentStore store, InetSocketAddress bind, SSLContext tls, TokenVerifier tokens) throws IOException {
+        this(store, bind, tls, tokens, ServerLimits.DEFAULTS);
+    }
+
+    /**
+     * Binds and starts accepting.
+     *
+     * @param store the segments to serve
+     * @param bind address and port (0 = any free port)
+     * @param tls a TLS context for encrypted connections, or {@code null} for plain TCP
+     * @param tokens checks the delegation token of each request
+     * @param limits what each connection may hold of the server's memory
+     * @throws IOException if the address cannot be bound
+     */
+    public SegmentStoreServer(SegmentStore store, InetSocketAddress bind, SSLContext tls, TokenVerifier tokens,
+                              ServerLimits limits) throws IOException {
         this.store = Objects.requireNonNull(store, "store");
         this.tokens = Objects.requireNonNull(tokens, "tokens");
+        this.limits = Objects.requireNonNull(limits, "limits");
         this.listener = tls == null ? new ServerSocket() : tls.getServerSocketFactory().createServerSocket();
         listener.setReuseAddress(true);
         listener.bind(bind, 128);
@@ -77,25 +93,48 @@ public final class SegmentStoreServer implements AutoCloseable {
             Socket socket;
             try {
                 socket = listener.accept();
-            } catch (SocketException e) {
-                if (!closed) {
-                    LOG.error("segment store listener failed", e);
+            } catch (IOException | RuntimeException | OutOfMemoryError e) {
+                if (closed || listener.isClosed()) {
+                    return;
                 }
-                return;
-            } catch (IOException e) {
-                LOG.warn("accepting a connection failed", e);
+                // out of file descriptors or memory for a moment: the listener itself is fine, keep accepting
+                LOG.warn("accepting a connection failed: {}", e.toString());
+                pauseAfterFailedAccept();
                 continue;
             }
-            ServerConnection[] holder = new ServerConnection[1];
-            ServerConnection c = new ServerConnection(socket, store, tokens, () -> connections.remove(holder[0]));
-            holder[0] = c;
-            connections.add(c);
-            if (closed) {
-                c.close();
-                return;
+            try {
+                serve(socket);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // one connection that cannot be set up must not end the listener: refuse it and go on accepting
+                LOG.error("serving a connection from {} failed", socket.getRemoteSocketAddress(), e);
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // it is being dropped anyway
+                }
             }
-            c.start();
         }
+    }
+
+    /** A short pause, so a listener that keeps failing (no file descriptors left) does not spin. */
+    private static void pauseAfterFailedAccept() {
+        try {
+            Thread.sleep(10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void serve(Socket socket) {
+        ServerConnection[] holder = new ServerConnection[1];
+        ServerConnection c = new ServerConnection(socket, store, tokens, limits, () -> connections.remove(holder[0]));
+        holder[0] = c;
+        connections.add(c);
+        if (closed) {
+            c.close();
+            return;
+        }
+        c.start();
     }
 
     @Override

@@ -8,14 +8,17 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.common.Threads;
 import io.sluice.wire.AppendStreamDecoder;
@@ -26,6 +29,7 @@ import io.sluice.wire.CreateTransientSegment;
 import io.sluice.wire.DataAppended;
 import io.sluice.wire.DeleteSegment;
 import io.sluice.wire.DeleteTableSegment;
+import io.sluice.wire.ErrorMessage;
 import io.sluice.wire.FrameCodec;
 import io.sluice.wire.GetSegmentAttribute;
 import io.sluice.wire.GetStreamSegmentInfo;
@@ -46,13 +50,21 @@ import io.sluice.wire.Reply;
 import io.sluice.wire.Request;
 import io.sluice.wire.SealSegment;
 import io.sluice.wire.SegmentCreated;
+import io.sluice.wire.SegmentRead;
 import io.sluice.wire.SetupAppend;
+import io.sluice.wire.TableEntries;
+import io.sluice.wire.TableEntriesDeltaRead;
+import io.sluice.wire.TableEntriesRead;
+import io.sluice.wire.TableKey;
+import io.sluice.wire.TableKeysRead;
+import io.sluice.wire.TableRead;
 import io.sluice.wire.TruncateSegment;
 import io.sluice.wire.UpdateSegmentAttribute;
 import io.sluice.wire.UpdateSegmentPolicy;
 import io.sluice.wire.UpdateTableEntries;
 import io.sluice.wire.WireCommand;
 import io.sluice.wire.WireCommandType;
+import io.sluice.wire.WireInput;
 import io.sluice.wire.WireOutput;
 import io.sluice.wire.WireProtocol;
 import org.slf4j.Logger;
@@ -62,12 +74,21 @@ import org.slf4j.LoggerFactory;
  * One client connection to the embedded segment store: a virtual thread reads and handles requests in order
  * (appends are pipelined: the next request is read while earlier appends become durable), a second one writes
  * replies. A malformed frame or a broken protocol rule closes this connection only, with a logged reason.
+ *
+ * <p>What a connection may hold of the server's memory is bounded by its {@link ServerLimits}: a frame's buffer grows
+ * with the bytes that actually arrived (a header alone allocates nothing large), appends in flight and replies the
+ * client has not read yet each stop the reading of further requests past their limit, and before any of its requests
+ * carried a valid token a connection may send no frame larger than {@link ServerLimits#maxFrameBeforeAuth()}.
  */
 final class ServerConnection implements ReplySink {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
-    /** Append bytes in flight (not yet durable) before the connection stops reading: backpressure. */
-    static final int MAX_INFLIGHT_BYTES = 64 * 1024 * 1024;
     private static final Reply CLOSE = new KeepAlive();
+    /** What a frame's buffer starts at before its bytes arrive. */
+    private static final int FIRST_BUFFER_BYTES = 64 * 1024;
+    /** Bytes of replies encoded into one socket write at most (a bigger single reply is written alone). */
+    private static final int WRITE_BATCH_BYTES = 1024 * 1024;
+    /** What a reply counts for in the queue besides its data: the frame header and its fixed fields. */
+    private static final int REPLY_OVERHEAD = 64;
 
     private final Socket socket;
     private final String peer;
@@ -75,18 +96,29 @@ final class ServerConnection implements ReplySink {
     private final TokenVerifier tokens;
     private final AppendStreamDecoder appends = new AppendStreamDecoder();
     private final LinkedBlockingQueue<Reply> outbound = new LinkedBlockingQueue<>();
-    private final Semaphore inflight = new Semaphore(MAX_INFLIGHT_BYTES);
+    private final ServerLimits limits;
+    private final Semaphore inflight;
+    /** Bytes of replies queued but not yet written to the socket (see {@link #replyBytes}). */
+    private final AtomicLong queuedReplyBytes = new AtomicLong();
+    private final ReentrantLock replyRoomLock = new ReentrantLock();
+    private final Condition replyRoom = replyRoomLock.newCondition();
+    private volatile boolean readerWaitsForRoom;
+    /** True once a request of this connection passed the token check (from the start when tokens are not checked). */
+    private boolean authenticated;
     /** Last event number acknowledged on this connection, per writer (read and written by reply callbacks). */
     private final ConcurrentHashMap<UUID, Long> lastAcked = new ConcurrentHashMap<>();
     private final Set<String> transients = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
 
-    ServerConnection(Socket socket, SegmentStore store, TokenVerifier tokens, Runnable onClose) {
+    ServerConnection(Socket socket, SegmentStore store, TokenVerifier tokens, ServerLimits limits, Runnable onClose) {
         this.socket = socket;
         this.peer = String.valueOf(socket.getRemoteSocketAddress());
         this.store = store;
         this.tokens = tokens;
+        this.limits = limits;
+        this.inflight = new Semaphore(limits.maxInflightBytes());
+        this.authenticated = tokens == TokenVerifier.ACCEPT_ALL;
         this.onClose = onClose;
     }
 
@@ -99,7 +131,63 @@ final class ServerConnection implements ReplySink {
     @Override
     public void send(Reply reply) {
         if (!closed.get()) {
+            queuedReplyBytes.addAndGet(replyBytes(reply));
             outbound.add(reply);
+        }
+    }
+
+    /** @return what a reply counts for against {@link ServerLimits#maxQueuedReplyBytes()}: its data plus a little */
+    static int replyBytes(Reply reply) {
+        return REPLY_OVERHEAD + switch (reply) {
+            case SegmentRead r -> r.data().remaining();
+            case TableRead r -> entryBytes(r.entries());
+            case TableEntriesRead r -> entryBytes(r.entries()) + r.continuationToken().remaining();
+            case TableEntriesDeltaRead r -> entryBytes(r.entries());
+            case TableKeysRead r -> {
+                int n = r.continuationToken().remaining();
+                for (TableKey k : r.keys()) {
+                    n += k.data().remaining() + Long.BYTES + Integer.BYTES;
+                }
+                yield n;
+            }
+            default -> 0;
+        };
+    }
+
+    private static int entryBytes(TableEntries entries) {
+        int n = 0;
+        for (io.sluice.wire.TableEntry e : entries.entries()) {
+            n += e.key().data().remaining() + e.value().data().remaining() + 2 * (Long.BYTES + Integer.BYTES);
+        }
+        return n;
+    }
+
+    /** Backpressure: waits while the client has more unread replies queued than the limit allows. */
+    private void awaitReplyRoom() throws InterruptedException {
+        if (queuedReplyBytes.get() <= limits.maxQueuedReplyBytes()) {
+            return;
+        }
+        replyRoomLock.lock();
+        try {
+            readerWaitsForRoom = true;
+            while (queuedReplyBytes.get() > limits.maxQueuedReplyBytes() && !closed.get()) {
+                replyRoom.await(1, TimeUnit.SECONDS);
+            }
+        } finally {
+            readerWaitsForRoom = false;
+            replyRoomLock.unlock();
+        }
+    }
+
+    private void repliesWritten(long bytes) {
+        long left = queuedReplyBytes.addAndGet(-bytes);
+        if (readerWaitsForRoom && left <= limits.maxQueuedReplyBytes()) {
+            replyRoomLock.lock();
+            try {
+                replyRoom.signalAll();
+            } finally {
+                replyRoomLock.unlock();
+            }
         }
     }
 
@@ -108,11 +196,17 @@ final class ServerConnection implements ReplySink {
             socket.setTcpNoDelay(true);
             DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
             while (!closed.get()) {
+                awaitReplyRoom();
                 int type = in.readInt();
                 int length = in.readInt();
                 WireCommandType t = FrameCodec.checkHeader(type, length);
-                byte[] payload = new byte[length];
-                in.readFully(payload);
+                Partial start = length > limits.maxFrameBeforeAuth() && !authenticated
+                        ? authenticateLargeFrame(in, t, length)
+                        : new Partial(new byte[Math.min(length, Math.max(FIRST_BUFFER_BYTES, in.available()))], 0);
+                if (start == null) {
+                    continue;
+                }
+                byte[] payload = readPayload(in, start.buf(), start.filled(), length);
                 handle(FrameCodec.decodePayload(t, ByteBuffer.wrap(payload)));
             }
         } catch (EOFException | SocketException e) {
@@ -132,6 +226,72 @@ final class ServerConnection implements ReplySink {
         }
     }
 
+    /**
+     * Reads the rest of a frame's payload into {@code buf}, which holds {@code filled} bytes of it; the buffer grows
+     * (doubling) only as bytes arrive, so a frame costs at most about twice the bytes its sender really sent.
+     */
+    private static byte[] readPayload(DataInputStream in, byte[] buf, int filled, int length) throws IOException {
+        while (filled < length) {
+            if (filled == buf.length) {
+                buf = java.util.Arrays.copyOf(buf, (int) Math.min(length, 2L * buf.length));
+            }
+            int n = in.read(buf, filled, buf.length - filled);
+            if (n < 0) {
+                throw new EOFException("the connection ended inside a frame");
+            }
+            filled += n;
+        }
+        return buf;
+    }
+
+    /**
+     * A frame larger than {@link ServerLimits#maxFrameBeforeAuth()} on a connection none of whose requests has yet
+     * carried a valid token: only a table update, removal or read may be that large, and only if the token at its
+     * start (after the request id and the segment name) is valid for it.
+     *
+     * @return a buffer for the payload holding its first {@code filled} bytes (the fields read to check the token),
+     *     or {@code null} if the token was refused: the refusal is sent and the rest of the frame skipped
+     */
+    private Partial authenticateLargeFrame(DataInputStream in, WireCommandType type, int length) throws IOException {
+        boolean write = type == WireCommandType.UPDATE_TABLE_ENTRIES || type == WireCommandType.REMOVE_TABLE_KEYS;
+        if (!write && type != WireCommandType.READ_TABLE) {
+            throw new ProtocolViolation("a " + type + " frame of " + length + " bytes before any request carried a"
+                    + " valid delegation token (at most " + limits.maxFrameBeforeAuth() + " bytes)");
+        }
+        // requestId i64, segment UTF, delegationToken UTF: read field by field, never past the frame
+        byte[] head = new byte[Long.BYTES + 2 * (2 + 65535)];
+        int at = readWithin(in, head, 0, Long.BYTES + 2, length);
+        at = readWithin(in, head, at, unsignedShort(head, at - 2) + 2, length);
+        at = readWithin(in, head, at, unsignedShort(head, at - 2), length);
+        WireInput fields = new WireInput(ByteBuffer.wrap(head, 0, at), type.name());
+        long requestId = fields.readLong("requestId");
+        String segment = fields.readUtf("segment");
+        String token = fields.readUtf("delegationToken");
+        if (!authorized(requestId, token, segment, write)) {
+            in.skipNBytes(length - at); // refused like any request; the rest of it is never buffered
+            return null;
+        }
+        byte[] buf = java.util.Arrays.copyOf(head, Math.min(length, Math.max(FIRST_BUFFER_BYTES, 2 * at)));
+        return new Partial(buf, at);
+    }
+
+    /** The start of a payload: a buffer and how many of its bytes are filled. */
+    private record Partial(byte[] buf, int filled) {
+    }
+
+    private static int unsignedShort(byte[] b, int at) {
+        return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
+    }
+
+    /** Reads {@code n} bytes into {@code dst} at {@code at}, failing if that would pass the frame's end. */
+    private static int readWithin(DataInputStream in, byte[] dst, int at, int n, int frameLength) throws IOException {
+        if (at + n > frameLength) {
+            throw new ProtocolViolation("a frame of " + frameLength + " bytes is too short for its fields");
+        }
+        in.readFully(dst, at, n);
+        return at + n;
+    }
+
     /** A request the protocol does not allow here: the connection is closed (as a real segment store does). */
     private static final class ProtocolViolation extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -144,6 +304,10 @@ final class ServerConnection implements ReplySink {
     private void handle(WireCommand command) throws InterruptedException {
         if (!(command instanceof Request request)) {
             throw new ProtocolViolation("a client sent a reply: " + command.type());
+        }
+        if (request instanceof SetupAppend s && !appends.blockOpen()
+                && !authorized(s.requestId(), s.delegationToken(), s.segment(), true)) {
+            return; // refused: the writer is not registered, so its appends close the connection
         }
         AppendStreamDecoder.Append append = appends.accept(request);
         if (append != null) {
@@ -159,62 +323,61 @@ final class ServerConnection implements ReplySink {
                 }
             }
             case KeepAlive k -> send(k);
-            case SetupAppend s -> {
-                if (authorized(s.requestId(), s.delegationToken(), s.segment(), true)) {
-                    query(s.segment(), (c, ctx) -> c.setupAppend(ctx, s));
-                }
-            }
+            case SetupAppend s -> query(s.requestId(), s.segment(), (c, ctx) -> c.setupAppend(ctx, s)); // authorised above
             case ReadSegment r -> {
                 if (r.offset() < 0) {
                     throw new ProtocolViolation("ReadSegment of " + r.segment() + " at negative offset " + r.offset());
                 }
                 if (authorized(r.requestId(), r.delegationToken(), r.segment(), false)) {
-                    SegmentContainer container = store.container(r.segment());
-                    container.query(ctx -> container.read(ctx, r, this, this), this);
+                    query(r.requestId(), r.segment(), (c, ctx) -> c.read(ctx, r, this, this));
                 }
             }
             case GetStreamSegmentInfo r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segmentName(), false)) {
-                    query(r.segmentName(), (c, ctx) -> c.streamSegmentInfo(ctx, r));
+                    query(r.requestId(), r.segmentName(), (c, ctx) -> c.streamSegmentInfo(ctx, r));
                 }
             }
             case GetSegmentAttribute r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segmentName(), false)) {
-                    query(r.segmentName(), (c, ctx) -> c.attribute(ctx, r));
+                    query(r.requestId(), r.segmentName(), (c, ctx) -> c.attribute(ctx, r));
                 }
             }
             case GetTableSegmentInfo r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segmentName(), false)) {
-                    query(r.segmentName(), (c, ctx) -> c.tableSegmentInfo(ctx, r));
+                    query(r.requestId(), r.segmentName(), (c, ctx) -> c.tableSegmentInfo(ctx, r));
                 }
             }
             case LocateOffset r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segment(), false)) {
-                    query(r.segment(), (c, ctx) -> c.locateOffset(ctx, r));
+                    query(r.requestId(), r.segment(), (c, ctx) -> c.locateOffset(ctx, r));
                 }
             }
             case ReadTable r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segment(), false)) {
-                    query(r.segment(), (c, ctx) -> c.readTable(ctx, r));
+                    query(r.requestId(), r.segment(), (c, ctx) -> c.readTable(ctx, r));
                 }
             }
             case ReadTableKeys r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segment(), false)) {
-                    query(r.segment(), (c, ctx) -> c.readTableKeys(ctx, r));
+                    query(r.requestId(), r.segment(), (c, ctx) -> c.readTableKeys(ctx, r));
                 }
             }
             case ReadTableEntries r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segment(), false)) {
-                    query(r.segment(), (c, ctx) -> c.readTableEntries(ctx, r));
+                    query(r.requestId(), r.segment(), (c, ctx) -> c.readTableEntries(ctx, r));
                 }
             }
             case ReadTableEntriesDelta r -> {
                 if (authorized(r.requestId(), r.delegationToken(), r.segment(), false)) {
-                    query(r.segment(), (c, ctx) -> c.readTableDelta(ctx, r));
+                    query(r.requestId(), r.segment(), (c, ctx) -> c.readTableDelta(ctx, r));
                 }
             }
             case CreateTransientSegment r -> {
-                if (authorized(r.requestId(), r.delegationToken(), r.parentSegment(), true)) {
+                if (!WireText.fits(SegmentContainer.transientName(r.parentSegment(), r.writerId()))) {
+                    send(new ErrorMessage(r.requestId(), r.parentSegment(), "the parent's name is too long for a"
+                            + " transient segment name (at most 65535 bytes on the wire)",
+                            ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION));
+                } else if (authorized(r.requestId(), r.delegationToken(), r.parentSegment(), true)) {
                     String name = SegmentContainer.transientName(r.parentSegment(), r.writerId());
                     transients.add(name);
                     store.submit(new ContainerOp.CreateTransient(System.currentTimeMillis(), name, r.requestId()))
@@ -239,8 +402,16 @@ final class ServerConnection implements ReplySink {
             case DeleteTableSegment r -> change(r, r.delegationToken());
             case UpdateSegmentPolicy r -> change(r, r.delegationToken());
             case UpdateSegmentAttribute r -> change(r, r.delegationToken());
-            case MergeSegments r -> change(r, r.delegationToken());
-            case MergeSegmentsBatch r -> change(r, r.delegationToken());
+            case MergeSegments r -> {
+                if (authorized(r.requestId(), r.delegationToken(), r.source(), true)) {
+                    change(r, r.delegationToken());
+                }
+            }
+            case MergeSegmentsBatch r -> {
+                if (allAuthorized(r.requestId(), r.delegationToken(), r.sourceSegmentIds())) {
+                    change(r, r.delegationToken());
+                }
+            }
             case UpdateTableEntries r -> change(r, r.delegationToken());
             case RemoveTableKeys r -> change(r, r.delegationToken());
             // consumed by the append decoder above
@@ -260,18 +431,45 @@ final class ServerConnection implements ReplySink {
         Object answer(SegmentContainer container, SegmentContainer.QueryContext ctx);
     }
 
-    private void query(String segment, Query q) {
+    /**
+     * Answers a request from the segment's container. A query that fails answers its request with an error reply
+     * (ILLEGAL_ARGUMENT for a bad argument), whether it ran at once or waited behind pending changes; the connection
+     * stays open.
+     */
+    private void query(long requestId, String segment, Query q) {
         SegmentContainer container = store.container(segment);
-        container.query(ctx -> q.answer(container, ctx), this);
+        container.query(ctx -> {
+            try {
+                return q.answer(container, ctx);
+            } catch (IllegalArgumentException e) {
+                return new ErrorMessage(requestId, segment, WireText.abbreviate(e.getMessage()),
+                        ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+            } catch (RuntimeException e) {
+                LOG.error("a query of {} from {} failed", WireText.abbreviate(segment), peer, e);
+                return new ErrorMessage(requestId, segment, "internal error: " + WireText.abbreviate(e.toString()),
+                        ErrorMessage.ErrorCode.UNSPECIFIED);
+            }
+        }, this);
+    }
+
+    /** @return true if the token allows writing every one of {@code segments} (a refusal is sent for the first not) */
+    private boolean allAuthorized(long requestId, String token, List<String> segments) {
+        for (String segment : segments) {
+            if (!authorized(requestId, token, segment, true)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean authorized(long requestId, String token, String segment, boolean write) {
         AuthTokenCheckFailed.ErrorCode refusal = tokens.check(token, segment, write);
         if (refusal == null) {
+            authenticated = true;
             return true;
         }
         send(new AuthTokenCheckFailed(requestId, "the delegation token does not allow " + (write ? "writing " : "reading ")
-                + segment, refusal));
+                + WireText.abbreviate(segment), refusal));
         return false;
     }
 
@@ -295,7 +493,7 @@ final class ServerConnection implements ReplySink {
 
     private void append(AppendStreamDecoder.Append a) throws InterruptedException {
         // appends were authorised by their writer's SetupAppend, as on a real segment store
-        int bytes = Math.min(MAX_INFLIGHT_BYTES, a.data().remaining());
+        int bytes = Math.min(limits.maxInflightBytes(), a.data().remaining());
         inflight.acquire(bytes);
         long expected = a.conditional() ? a.expectedOffset() : ContainerOp.Append.UNCONDITIONAL;
         store.submit(new ContainerOp.Append(System.currentTimeMillis(), a.segment(), a.writerId(), a.eventNumber(),
@@ -330,29 +528,33 @@ final class ServerConnection implements ReplySink {
 
     private void writeLoop() {
         WireOutput buf = new WireOutput(64 * 1024);
-        List<Reply> batch = new ArrayList<>();
         try {
             OutputStream out = socket.getOutputStream();
             while (true) {
-                batch.add(outbound.take());
-                outbound.drainTo(batch, 1023);
+                Reply next = outbound.take();
                 buf.clear();
+                long written = 0;
                 boolean closeAfter = false;
-                for (Reply r : batch) {
-                    if (r == CLOSE) {
+                while (next != null) {
+                    if (next == CLOSE) {
                         closeAfter = true;
                         break;
                     }
-                    FrameCodec.encode(r, buf);
+                    written += replyBytes(next);
+                    if (!encode(next, buf)) {
+                        closeAfter = true;
+                        break;
+                    }
+                    next = buf.position() < WRITE_BATCH_BYTES ? outbound.poll() : null;
                 }
-                batch.clear();
                 out.write(buf.array(), 0, buf.position());
                 out.flush();
+                repliesWritten(written);
                 if (closeAfter) {
                     close();
                     return;
                 }
-                if (buf.array().length > 4 * 1024 * 1024) {
+                if (buf.array().length > 4 * WRITE_BATCH_BYTES) {
                     buf = new WireOutput(64 * 1024);
                 }
             }
@@ -365,28 +567,64 @@ final class ServerConnection implements ReplySink {
         }
     }
 
+    /**
+     * Encodes one reply after what {@code buf} holds.
+     *
+     * @return false if the reply cannot be put on the wire (a string over 65535 bytes): nothing of it is in
+     *     {@code buf}, and the connection must close, since its request will never be answered
+     */
+    private boolean encode(Reply reply, WireOutput buf) {
+        int mark = buf.position();
+        try {
+            FrameCodec.encode(reply, buf);
+            return true;
+        } catch (IllegalArgumentException e) {
+            buf.reset(mark);
+            LOG.warn("closing connection from {}: its {} reply cannot be encoded: {}", peer, reply.type(), e.getMessage());
+            return false;
+        }
+    }
+
     private void closeAfterReplies() {
         outbound.add(CLOSE);
     }
 
-    /** Closes the connection: parked reads are dropped and the transient segments it created are deleted. */
+    /**
+     * Closes the connection: parked reads are dropped and the transient segments it created are deleted. Every step
+     * runs even when an earlier one fails.
+     */
     void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         try {
             socket.close();
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             LOG.debug("closing socket of {}", peer, e);
         }
         outbound.clear();
         outbound.add(CLOSE);
-        for (SegmentContainer c : store.containers()) {
-            c.dropParkedReads(this);
+        replyRoomLock.lock();
+        try {
+            replyRoom.signalAll(); // a reader waiting for room sees the close
+        } finally {
+            replyRoomLock.unlock();
         }
-        for (String t : transients) {
-            store.submit(new DeleteSegment(0, t, ""));
+        try {
+            for (SegmentContainer c : store.containers()) {
+                c.dropParkedReads(this);
+            }
+            for (String t : transients) {
+                try {
+                    store.submit(new DeleteSegment(0, t, ""));
+                } catch (RuntimeException e) {
+                    LOG.warn("deleting transient segment {} of {} failed", WireText.abbreviate(t), peer, e);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("cleaning up after {} failed", peer, e);
+        } finally {
+            onClose.run();
         }
-        onClose.run();
     }
 }

@@ -163,22 +163,25 @@ final class TableState {
     /**
      * One page of an ordered scan.
      *
-     * @param after resume strictly after this key ({@code null} to start at {@code from})
+     * @param after resume strictly after this key ({@code null} to start at {@code from}); a key outside
+     *     {@code [from, to]} is taken for its position (before the range: from its start; after it: nothing)
      * @param from lowest key to include ({@code null} = no bound)
-     * @param to highest key to include ({@code null} = no bound)
+     * @param to highest key to include ({@code null} = no bound); not below {@code from}
      * @param maxItems page size, at least 1
      * @return the page, in key order
      */
     List<Map.Entry<Key, Value>> scan(Key after, Key from, Key to, int maxItems, int maxBytes) {
         NavigableMap<Key, Value> view = entries;
-        if (from != null) {
+        if (after != null && (from == null || after.compareTo(from) >= 0)) {
+            if (to != null && after.compareTo(to) >= 0) {
+                return List.of();
+            }
+            view = view.tailMap(after, false);
+        } else if (from != null) {
             view = view.tailMap(from, true);
         }
         if (to != null) {
             view = view.headMap(to, true);
-        }
-        if (after != null) {
-            view = view.tailMap(after, false);
         }
         List<Map.Entry<Key, Value>> page = new ArrayList<>();
         int bytes = 0;

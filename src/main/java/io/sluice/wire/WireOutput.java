@@ -116,6 +116,14 @@ public final class WireOutput {
         buf.putLong(v.getLeastSignificantBits());
     }
 
+    /** The longest string {@link #writeUtf} encodes, in bytes of modified UTF-8. */
+    public static final int MAX_UTF_LENGTH = ModifiedUtf8.MAX_ENCODED_LENGTH;
+
+    /** @return the bytes {@link #writeUtf} needs for {@code s} without its length prefix ({@code null} as "") */
+    public static int utfLength(String s) {
+        return s == null ? 0 : ModifiedUtf8.encodedLength(s);
+    }
+
     /**
      * Writes a string as {@code DataOutput.writeUTF} does; {@code null} is written as the empty string, as
      * Pravega does for tokens and stack traces.
