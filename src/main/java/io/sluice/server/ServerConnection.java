@@ -202,7 +202,7 @@ final class ServerConnection implements ReplySink {
                 WireCommandType t = FrameCodec.checkHeader(type, length);
                 Partial start = length > limits.maxFrameBeforeAuth() && !authenticated
                         ? authenticateLargeFrame(in, t, length)
-                        : new Partial(new byte[Math.min(length, Math.max(FIRST_BUFFER_BYTES, in.available()))], 0);
+                        : new Partial(new byte[firstBufferBytes(in, length)], 0);
                 if (start == null) {
                     continue;
                 }
@@ -224,6 +224,11 @@ final class ServerConnection implements ReplySink {
         } finally {
             close();
         }
+    }
+
+    /** @return what a frame's buffer starts at: all of it if small, else what has arrived (at least 64 KiB) */
+    private static int firstBufferBytes(DataInputStream in, int length) throws IOException {
+        return length <= FIRST_BUFFER_BYTES ? length : Math.min(length, Math.max(FIRST_BUFFER_BYTES, in.available()));
     }
 
     /**
