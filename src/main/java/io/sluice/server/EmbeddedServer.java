@@ -60,7 +60,7 @@ public final class EmbeddedServer implements AutoCloseable {
                 : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes);
         this.store = opened.store();
         this.storage = opened.storage();
-        DelegationTokens tokens = b.passwordFile == null ? null
+        DelegationTokens tokens = b.passwordFile == null ? null : b.tokens != null ? b.tokens
                 : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME, java.time.Clock.systemUTC());
         TokenVerifier verifier = tokens == null ? TokenVerifier.ACCEPT_ALL : verifierOf(tokens);
         try {
@@ -236,6 +236,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private Path passwordFile;
         private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
         private ServerTls tls;
+        private DelegationTokens tokens;
 
         private Builder() {
         }
@@ -310,6 +311,18 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder passwordFile(Path file) {
             this.passwordFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /**
+         * With authentication on, signs and checks delegation tokens with {@code delegationTokens} instead of a
+         * random secret, {@link DelegationTokens#DEFAULT_LIFETIME} and the system clock: for tests that mint tokens
+         * of their own (expired, forged, for other streams).
+         *
+         * @return this
+         */
+        public Builder delegationTokens(DelegationTokens delegationTokens) {
+            this.tokens = Objects.requireNonNull(delegationTokens, "delegationTokens");
             return this;
         }
 
