@@ -403,7 +403,8 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
 
     private StreamsInScopeResponse listStreams(String scope, String token, String tag) {
         authorize(AuthResource.scope(scope), AccessLevel.READ);
-        ControllerCore.Page page = core.listStreams(scope, token, tag, readable(stream -> AuthResource.stream(scope, stream)));
+        ControllerCore.Page page = core.listStreams(scope, token, tag,
+                readable(stream -> AuthResource.stream(scope, stream)));
         if (page == null) {
             return StreamsInScopeResponse.newBuilder().setStatus(StreamsInScopeResponse.Status.SCOPE_NOT_FOUND)
                     .build();
