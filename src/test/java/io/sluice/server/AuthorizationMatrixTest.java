@@ -447,7 +447,8 @@ class AuthorizationMatrixTest {
                     try (Wire wire = new Wire()) {
                         long id = wire.nextId();
                         wire.send(request.apply(id));
-                        assertThat(outcome(wire.await(id))).isEqualTo(expected(c, kind));
+                        assertThat(outcome(wire.await(id))).as(c.command().getSimpleName() + " with " + kind)
+                                .isEqualTo(expected(c, kind));
                     }
                 })));
     }
@@ -470,7 +471,8 @@ class AuthorizationMatrixTest {
                         long appendId = wire.nextId();
                         AppendEncoder.writeBlockEndOnly(out, writer, List.of(bytes("stolen")), 0, appendId);
                         wire.sendRaw(out.buffer());
-                        assertThat(outcome(wire.await(appendId))).isEqualTo("connection closed");
+                        assertThat(outcome(wire.await(appendId))).as("AppendBlockEnd after SetupAppend with " + kind)
+                                .isEqualTo("connection closed");
                     }
                     assertThat(server.segmentStore().segmentInfo(segment).orElseThrow().length()).isZero();
                 }));
@@ -532,7 +534,8 @@ class AuthorizationMatrixTest {
         try (Wire wire = new Wire()) {
             long id = wire.nextId();
             wire.send(merge.apply(id));
-            assertThat(outcome(wire.await(id))).isEqualTo(AuthTokenCheckFailed.ErrorCode.TOKEN_CHECK_FAILED.name());
+            assertThat(outcome(wire.await(id))).as("merge taking " + source)
+                    .isEqualTo(AuthTokenCheckFailed.ErrorCode.TOKEN_CHECK_FAILED.name());
         }
         assertThat(server.segmentStore().segmentInfo(source)).as("the source is still there").isPresent();
     }
@@ -790,7 +793,8 @@ class AuthorizationMatrixTest {
         return rpcCases().stream().flatMap(c -> Arrays.stream(Kind.values()).map(kind ->
                 DynamicTest.dynamicTest(c.label() + " with " + kind, () -> {
                     ControllerServiceBlockingStub stub = stub(kind);
-                    assertThat(code(() -> c.call().apply(stub))).isEqualTo(expected(c, kind).name());
+                    assertThat(code(() -> c.call().apply(stub))).as(c.label() + " with " + kind)
+                            .isEqualTo(expected(c, kind).name());
                 })));
     }
 
