@@ -128,7 +128,7 @@ final class ServerCommand implements Callable<Integer> {
     @Command(name = "password-entry", mixinStandardHelpOptions = true,
             description = {"Prints a line for the --auth password file: user:pbkdf2-sha256$iterations$salt$hash:acl.",
                 "The password is read from standard input (one line). ACL: pattern=LEVEL;... with LEVEL READ or",
-                "READ_UPDATE and patterns like * or scope/* or scope/stream, e.g. *=READ;orders/*=READ_UPDATE."})
+                "READ_UPDATE, patterns * / scope/* scope/stream or Pravega's prn::* prn::/ prn::/scope:S/stream:X."})
     static final class PasswordEntry implements Callable<Integer> {
         @Spec
         private CommandSpec spec;

@@ -60,8 +60,9 @@ public final class EmbeddedServer implements AutoCloseable {
                 : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes);
         this.store = opened.store();
         this.storage = opened.storage();
-        DelegationTokens tokens = b.passwordFile == null ? null
-                : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME, java.time.Clock.systemUTC());
+        DelegationTokens tokens = b.passwordFile == null ? null : b.tokens != null ? b.tokens
+                : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME,
+                        java.time.Clock.systemUTC());
         TokenVerifier verifier = tokens == null ? TokenVerifier.ACCEPT_ALL : verifierOf(tokens);
         try {
             // the gRPC listener starts on another thread while the segment store's listener comes up here
@@ -237,6 +238,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
         private ServerTls tls;
         private ServerLimits limits = ServerLimits.DEFAULTS;
+        private DelegationTokens tokens;
 
         private Builder() {
         }
@@ -311,6 +313,18 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder passwordFile(Path file) {
             this.passwordFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /**
+         * With authentication on, signs and checks delegation tokens with {@code delegationTokens} instead of a
+         * random secret, {@link DelegationTokens#DEFAULT_LIFETIME} and the system clock: for tests that mint tokens
+         * of their own (expired, forged, for other streams).
+         *
+         * @return this
+         */
+        public Builder delegationTokens(DelegationTokens delegationTokens) {
+            this.tokens = Objects.requireNonNull(delegationTokens, "delegationTokens");
             return this;
         }
 

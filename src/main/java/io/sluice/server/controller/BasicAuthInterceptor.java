@@ -19,11 +19,13 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 
 /**
- * Authenticates every controller call with HTTP Basic credentials from the {@code authorization} header
- * ({@code Basic base64(user:password)}), checked against a {@link PasswordFile}. A call without credentials, with
- * another scheme, or with a wrong user or password is closed with UNAUTHENTICATED; an authenticated call runs with
- * the user's {@link Principal} in the gRPC {@link Context} ({@link #PRINCIPAL}), where the service checks
- * permissions.
+ * Authenticates controller calls with HTTP Basic credentials from the {@code authorization} header
+ * ({@code Basic base64(user:password)}), checked against a {@link PasswordFile}, as Pravega 0.13's
+ * {@code AuthInterceptor} with its password handler does: a call with Basic credentials that are wrong (unknown
+ * user, wrong password, not base64) is closed with UNAUTHENTICATED; a call with right ones runs with the user's
+ * {@link Principal} in the gRPC {@link Context} ({@link #PRINCIPAL}); a call without credentials, or with another
+ * scheme, runs without a principal, and the service answers it UNAUTHENTICATED wherever it checks permissions
+ * (everywhere but {@code getControllerServerList}).
  *
  * <p>Successful checks are cached by a hash of the header, so PBKDF2 runs once per distinct credential (the cache is
  * cleared when it reaches {@value #CACHE_LIMIT} entries). Thread-safe.
@@ -55,11 +57,19 @@ public final class BasicAuthInterceptor implements ServerInterceptor {
         this.users = Objects.requireNonNull(users, "users");
     }
 
-    /** Authenticates the call, or closes it with UNAUTHENTICATED. Blocks for one PBKDF2 run on a cache miss. */
+    /**
+     * Authenticates the call, or closes it with UNAUTHENTICATED if its Basic credentials are wrong. Blocks for one
+     * PBKDF2 run on a cache miss.
+     */
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                       ServerCallHandler<Q, R> next) {
-        Optional<Principal> principal = authenticate(headers.get(AUTHORIZATION));
+        String header = headers.get(AUTHORIZATION);
+        if (!isBasic(header)) {
+            // not for this handler: the call goes on without a principal (Pravega's interceptor does the same)
+            return next.startCall(call, headers);
+        }
+        Optional<Principal> principal = authenticate(header);
         if (principal.isEmpty()) {
             call.close(Status.UNAUTHENTICATED.withDescription("missing or wrong credentials: the controller needs "
                     + "'authorization: Basic base64(user:password)'"), new Metadata());
@@ -70,10 +80,18 @@ public final class BasicAuthInterceptor implements ServerInterceptor {
         return Contexts.interceptCall(context, call, headers, next);
     }
 
-    private Optional<Principal> authenticate(String header) {
+    /** @return whether the header names the Basic scheme (the token after it may still be malformed) */
+    private static boolean isBasic(String header) {
         if (header == null) {
-            return Optional.empty();
+            return false;
         }
+        String value = header.strip();
+        int space = value.indexOf(' ');
+        String scheme = space < 0 ? value : value.substring(0, space);
+        return scheme.toLowerCase(Locale.ROOT).equals("basic");
+    }
+
+    private Optional<Principal> authenticate(String header) {
         String cacheKey = sha256(header);
         Principal cached = verified.get(cacheKey);
         if (cached != null) {

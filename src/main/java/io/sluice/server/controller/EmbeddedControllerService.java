@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -116,7 +116,12 @@ import io.sluice.server.controller.ControllerEvent.KeyRange;
 public final class EmbeddedControllerService extends ControllerServiceGrpc.ControllerServiceImplBase
         implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedControllerService.class);
-    private static final String ROOT = "";
+    /**
+     * What creating, updating and deleting a reader group needs on its scope: READ, as in Pravega 0.13 with its
+     * default {@code controller.security.auth.readerGroupStreams.writesWithReadPermissions.enable=true}, so a user
+     * who may read a scope may read through a reader group of their own.
+     */
+    private static final AccessLevel READER_GROUP_CHANGE = AccessLevel.READ;
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final ControllerCore core;
@@ -288,7 +293,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     public void getControllerToBucketMapping(ControllerToBucketMappingRequest request,
                                              StreamObserver<ControllerToBucketMappingResponse> observer) {
         respond(observer, () -> {
-            authorize(ROOT, AccessLevel.READ);
+            authorize(AuthResource.cluster(), AccessLevel.READ_UPDATE);
             return ControllerToBucketMappingResponse.newBuilder().putMapping(settings.controller().toString(),
                     BucketIds.newBuilder().addId(0).build()).build();
         });
@@ -299,7 +304,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void createScope(ScopeInfo request, StreamObserver<CreateScopeStatus> observer) {
         respond(observer, () -> {
-            authorize(ROOT, AccessLevel.READ_UPDATE);
+            authorize(AuthResource.cluster(), AccessLevel.READ_UPDATE);
             return CreateScopeStatus.newBuilder().setStatus(core.createScope(request.getScope())).build();
         });
     }
@@ -307,7 +312,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void checkScopeExists(ScopeInfo request, StreamObserver<ExistsResponse> observer) {
         respond(observer, () -> {
-            authorize(request.getScope(), AccessLevel.READ);
+            authorize(AuthResource.scope(request.getScope()), AccessLevel.READ);
             return ExistsResponse.newBuilder().setExists(core.scopeExists(request.getScope())).build();
         });
     }
@@ -315,9 +320,9 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void listScopes(ScopesRequest request, StreamObserver<ScopesResponse> observer) {
         respond(observer, () -> {
-            authorize(ROOT, AccessLevel.READ);
+            authorize(AuthResource.cluster(), AccessLevel.READ);
             ControllerCore.Page page = core.listScopes(request.getContinuationToken().getToken(),
-                    readable(scope -> scope));
+                    readable(AuthResource::scope));
             return ScopesResponse.newBuilder().addAllScopes(page.names())
                     .setContinuationToken(ContinuationToken.newBuilder().setToken(page.token())).build();
         });
@@ -326,7 +331,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void deleteScope(ScopeInfo request, StreamObserver<DeleteScopeStatus> observer) {
         respond(observer, () -> {
-            authorize(ROOT, AccessLevel.READ_UPDATE);
+            authorize(AuthResource.cluster(), AccessLevel.READ_UPDATE);
             return DeleteScopeStatus.newBuilder().setStatus(core.deleteScope(request.getScope())).build();
         });
     }
@@ -334,7 +339,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void deleteScopeRecursive(ScopeInfo request, StreamObserver<DeleteScopeStatus> observer) {
         respond(observer, () -> {
-            authorize(ROOT, AccessLevel.READ_UPDATE);
+            authorize(AuthResource.cluster(), AccessLevel.READ_UPDATE);
             return DeleteScopeStatus.newBuilder().setStatus(core.deleteScopeRecursive(request.getScope())).build();
         });
     }
@@ -345,7 +350,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     public void createStream(StreamConfig request, StreamObserver<CreateStreamStatus> observer) {
         respond(observer, () -> {
             StreamInfo info = request.getStreamInfo();
-            authorize(info.getScope(), AccessLevel.READ_UPDATE);
+            authorize(AuthResource.scope(info.getScope()), levelToWrite(info.getStream()));
             return CreateStreamStatus.newBuilder()
                     .setStatus(core.createStream(info.getScope(), info.getStream(), request)).build();
         });
@@ -355,7 +360,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     public void updateStream(StreamConfig request, StreamObserver<UpdateStreamStatus> observer) {
         respond(observer, () -> {
             StreamInfo info = request.getStreamInfo();
-            authorize(resource(info), AccessLevel.READ_UPDATE);
+            authorize(streamOrGroup(info), AccessLevel.READ_UPDATE);
             return UpdateStreamStatus.newBuilder()
                     .setStatus(core.updateStream(info.getScope(), info.getStream(), request)).build();
         });
@@ -397,8 +402,9 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     }
 
     private StreamsInScopeResponse listStreams(String scope, String token, String tag) {
-        authorize(scope, AccessLevel.READ);
-        ControllerCore.Page page = core.listStreams(scope, token, tag, readable(stream -> scope + "/" + stream));
+        authorize(AuthResource.scope(scope), AccessLevel.READ);
+        ControllerCore.Page page = core.listStreams(scope, token, tag,
+                readable(stream -> AuthResource.stream(scope, stream)));
         if (page == null) {
             return StreamsInScopeResponse.newBuilder().setStatus(StreamsInScopeResponse.Status.SCOPE_NOT_FOUND)
                     .build();
@@ -447,7 +453,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         respond(observer, () -> {
             boolean wantsToken = request.getAccessOperation() != StreamInfo.AccessOperation.NONE;
             AccessLevel level = wantsToken ? AccessLevel.READ_UPDATE : AccessLevel.READ;
-            authorize(resource(request), level);
+            authorize(streamOrGroup(request), level);
             SegmentRanges.Builder b = SegmentRanges.newBuilder()
                     .addAllSegmentRanges(core.currentSegments(request.getScope(), request.getStream()));
             if (wantsToken) {
@@ -528,7 +534,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void getURI(SegmentId request, StreamObserver<NodeUri> observer) {
         respond(observer, () -> {
-            authorize(resource(request.getStreamInfo()), AccessLevel.READ);
+            authorize(streamOrGroup(request.getStreamInfo()), AccessLevel.READ);
             return nodeUri(settings.segmentStore().host(), settings.segmentStore().port());
         });
     }
@@ -650,19 +656,25 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     // ======================================================================= auth
 
     /**
-     * A delegation token for the stream (or key-value table): READ for readers, READ_UPDATE for everything else
-     * (Pravega's rules for user streams); "" when authentication is off.
+     * A delegation token for the stream (or key-value table), by Pravega 0.13's rules: READ for {@code READ} and
+     * {@code NONE}, after a check for READ; READ_UPDATE for everything else, after a check for READ_UPDATE, except
+     * that a reader group's state stream or a watermark stream needs only READ ({@link #levelToWrite}) and a request
+     * that leaves the operation unspecified (older clients) always READ_UPDATE; "" when authentication is off.
      */
     @Override
     public void getDelegationToken(StreamInfo request, StreamObserver<DelegationToken> observer) {
         respond(observer, () -> {
-            AccessLevel level = switch (request.getAccessOperation()) {
+            StreamInfo.AccessOperation operation = request.getAccessOperation();
+            AccessLevel granted = switch (operation) {
                 case READ, NONE -> AccessLevel.READ;
                 default -> AccessLevel.READ_UPDATE;
             };
-            authorize(resource(request), level);
+            AccessLevel needed = granted == AccessLevel.READ ? AccessLevel.READ
+                    : operation == StreamInfo.AccessOperation.UNSPECIFIED ? AccessLevel.READ_UPDATE
+                    : levelToWrite(request.getStream());
+            authorize(streamOrGroup(request), needed);
             return DelegationToken.newBuilder()
-                    .setDelegationToken(token(request.getScope(), request.getStream(), level)).build();
+                    .setDelegationToken(token(request.getScope(), request.getStream(), granted)).build();
         });
     }
 
@@ -695,7 +707,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     public void createReaderGroup(ReaderGroupConfiguration request,
                                   StreamObserver<CreateReaderGroupResponse> observer) {
         respond(observer, () -> {
-            authorize(request.getScope(), AccessLevel.READ_UPDATE);
+            authorize(AuthResource.scope(request.getScope()), READER_GROUP_CHANGE);
             return core.createReaderGroup(request);
         });
     }
@@ -703,7 +715,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void getReaderGroupConfig(ReaderGroupInfo request, StreamObserver<ReaderGroupConfigResponse> observer) {
         respond(observer, () -> {
-            authorize(request.getScope(), AccessLevel.READ);
+            authorize(AuthResource.scope(request.getScope()), AccessLevel.READ);
             return core.readerGroupConfig(request.getScope(), request.getReaderGroup());
         });
     }
@@ -712,7 +724,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     public void updateReaderGroup(ReaderGroupConfiguration request,
                                   StreamObserver<UpdateReaderGroupResponse> observer) {
         respond(observer, () -> {
-            authorize(request.getScope(), AccessLevel.READ_UPDATE);
+            authorize(AuthResource.scope(request.getScope()), READER_GROUP_CHANGE);
             return core.updateReaderGroup(request);
         });
     }
@@ -720,7 +732,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void deleteReaderGroup(ReaderGroupInfo request, StreamObserver<DeleteReaderGroupStatus> observer) {
         respond(observer, () -> {
-            authorize(request.getScope(), AccessLevel.READ_UPDATE);
+            authorize(AuthResource.scope(request.getScope()), READER_GROUP_CHANGE);
             return DeleteReaderGroupStatus.newBuilder().setStatus(core.deleteReaderGroup(request.getScope(),
                     request.getReaderGroup(), request.getReaderGroupId())).build();
         });
@@ -751,7 +763,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void createKeyValueTable(KeyValueTableConfig request, StreamObserver<CreateKeyValueTableStatus> observer) {
         respond(observer, () -> {
-            authorize(request.getScope(), AccessLevel.READ_UPDATE);
+            authorize(AuthResource.scope(request.getScope()), AccessLevel.READ_UPDATE);
             return CreateKeyValueTableStatus.newBuilder().setStatus(core.createKeyValueTable(request)).build();
         });
     }
@@ -759,8 +771,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void getCurrentSegmentsKeyValueTable(KeyValueTableInfo request, StreamObserver<SegmentRanges> observer) {
         respond(observer, () -> {
-            String resource = request.getScope() + "/" + request.getKvtName();
-            authorize(resource, AccessLevel.READ_UPDATE);
+            authorize(AuthResource.keyValueTable(request.getScope(), request.getKvtName()), AccessLevel.READ_UPDATE);
             return SegmentRanges.newBuilder()
                     .addAllSegmentRanges(core.kvtSegments(request.getScope(), request.getKvtName()))
                     .setDelegationToken(token(request.getScope(), request.getKvtName(), AccessLevel.READ_UPDATE))
@@ -773,9 +784,9 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
                                           StreamObserver<KVTablesInScopeResponse> observer) {
         respond(observer, () -> {
             String scope = request.getScope().getScope();
-            authorize(scope, AccessLevel.READ);
+            authorize(AuthResource.scope(scope), AccessLevel.READ);
             ControllerCore.Page page = core.listKvts(scope, request.getContinuationToken().getToken(),
-                    readable(kvt -> scope + "/" + kvt));
+                    readable(kvt -> AuthResource.keyValueTable(scope, kvt)));
             if (page == null) {
                 return KVTablesInScopeResponse.newBuilder()
                         .setStatus(KVTablesInScopeResponse.Status.SCOPE_NOT_FOUND).build();
@@ -794,7 +805,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     public void getKeyValueTableConfiguration(KeyValueTableInfo request,
                                               StreamObserver<KeyValueTableConfigResponse> observer) {
         respond(observer, () -> {
-            authorize(request.getScope() + "/" + request.getKvtName(), AccessLevel.READ);
+            authorize(AuthResource.keyValueTable(request.getScope(), request.getKvtName()), AccessLevel.READ);
             return core.kvtConfig(request.getScope(), request.getKvtName());
         });
     }
@@ -802,7 +813,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void deleteKeyValueTable(KeyValueTableInfo request, StreamObserver<DeleteKVTableStatus> observer) {
         respond(observer, () -> {
-            authorize(request.getScope() + "/" + request.getKvtName(), AccessLevel.READ_UPDATE);
+            authorize(AuthResource.keyValueTable(request.getScope(), request.getKvtName()), AccessLevel.READ_UPDATE);
             return DeleteKVTableStatus.newBuilder()
                     .setStatus(core.deleteKeyValueTable(request.getScope(), request.getKvtName())).build();
         });
@@ -833,28 +844,45 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         observer.onCompleted();
     }
 
-    /** @throws StatusRuntimeException UNAUTHENTICATED or PERMISSION_DENIED */
-    private void authorize(String resource, AccessLevel required) {
+    /**
+     * Checks that the caller may use the resource at the required level: UNAUTHENTICATED without an authenticated
+     * user (no or foreign credentials), PERMISSION_DENIED if the user's access control list grants less.
+     *
+     * @throws StatusRuntimeException UNAUTHENTICATED or PERMISSION_DENIED
+     */
+    private void authorize(AuthResource resource, AccessLevel required) {
         if (users == null) {
             return;
         }
         Principal principal = BasicAuthInterceptor.PRINCIPAL.get();
         if (principal == null) {
-            throw Status.UNAUTHENTICATED.withDescription("no authenticated user").asRuntimeException();
+            throw Status.UNAUTHENTICATED.withDescription("no authenticated user: the controller needs "
+                    + "'authorization: Basic base64(user:password)'").asRuntimeException();
         }
         if (!principal.acl().permits(resource, required)) {
             throw Status.PERMISSION_DENIED.withDescription("user " + principal.user() + " lacks " + required
-                    + " on '" + resource + "'").asRuntimeException();
+                    + " on " + resource.prn()).asRuntimeException();
         }
     }
 
     /** @return a filter that keeps the names the caller may read, given how a name maps to its resource */
-    private Predicate<String> readable(UnaryOperator<String> resourceOf) {
+    private Predicate<String> readable(Function<String, AuthResource> resourceOf) {
         if (users == null) {
             return name -> true;
         }
         Principal principal = BasicAuthInterceptor.PRINCIPAL.get();
         return name -> principal != null && principal.acl().permits(resourceOf.apply(name), AccessLevel.READ);
+    }
+
+    /**
+     * What writing to (or creating) a stream needs, as Pravega 0.13 decides it with its default
+     * {@code readerGroupStreams.writesWithReadPermissions.enable=true}: READ for a reader group's state stream and
+     * for a watermark stream (readers update the one, the other is written for writers' marks), READ_UPDATE for
+     * every other stream.
+     */
+    private static AccessLevel levelToWrite(String stream) {
+        return stream.startsWith(Names.RG_STREAM_PREFIX) || stream.startsWith(Names.MARK_STREAM_PREFIX)
+                ? AccessLevel.READ : AccessLevel.READ_UPDATE;
     }
 
     private String token(String scope, String stream, AccessLevel level) {
@@ -865,8 +893,17 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         return tokens.create(principal == null ? "" : principal.user(), scope + "/" + stream, level);
     }
 
-    private static String resource(StreamInfo info) {
-        return info.getScope() + "/" + info.getStream();
+    /** @return the stream as a resource, taken by its own name (Pravega's {@code ofStreamInScope}) */
+    private static AuthResource resource(StreamInfo info) {
+        return AuthResource.stream(info.getScope(), info.getStream());
+    }
+
+    /**
+     * @return the stream as a resource with internal streams mapped (Pravega's {@code StreamAuthParams}): a reader
+     *     group's state stream is the reader group, a watermark stream its stream
+     */
+    private static AuthResource streamOrGroup(StreamInfo info) {
+        return AuthResource.ofStream(info.getScope(), info.getStream());
     }
 
     private static NodeUri nodeUri(String host, int port) {

@@ -41,8 +41,9 @@
  * Off by default. When on, calls need {@code authorization: Basic base64(user:password)} checked against a
  * {@link io.sluice.server.controller.PasswordFile} ({@code user:pbkdf2-sha256$iter$salt$hash:acl} lines, made with
  * {@code PasswordFile.entry}); permissions come from each user's
- * {@link io.sluice.server.controller.AccessControlList}; delegation tokens are HS256 JWTs from
- * {@link io.sluice.server.DelegationTokens}.
+ * {@link io.sluice.server.controller.AccessControlList} (in Sluice's short patterns or Pravega's {@code prn::}
+ * resource names), checked per RPC by Pravega 0.13's rules; delegation tokens are HS256 JWTs from
+ * {@link io.sluice.server.DelegationTokens}. docs/security.md has the table of what each call needs.
  *
  * <h2>Where this differs from Pravega</h2>
  * Malformed requests that make Pravega fail with INTERNAL or UNKNOWN (which its client retries) are answered with

@@ -87,7 +87,10 @@ class AuthTest {
         assertThat(code(() -> as("nobody", "admin-secret").createScope(scope))).isEqualTo(Status.Code.UNAUTHENTICATED);
         assertThat(code(() -> as("Bearer abc").createScope(scope))).isEqualTo(Status.Code.UNAUTHENTICATED);
         assertThat(code(() -> as("Basic not-base64!").createScope(scope))).isEqualTo(Status.Code.UNAUTHENTICATED);
+        // as in Pravega, listing the controllers needs no credentials, but wrong ones are refused there too
         assertThat(code(() -> as(null).getControllerServerList(ServerRequest.getDefaultInstance())))
+                .isEqualTo(Status.Code.OK);
+        assertThat(code(() -> as("admin", "wrong").getControllerServerList(ServerRequest.getDefaultInstance())))
                 .isEqualTo(Status.Code.UNAUTHENTICATED);
         assertThat(as("admin", "admin-secret").createScope(scope).getStatus())
                 .isEqualTo(CreateScopeStatus.Status.SUCCESS);
