@@ -753,9 +753,18 @@ final class SegmentContainer {
         return null;
     }
 
-    /** Builds a SegmentRead of up to {@code max} bytes at {@code offset} (which is below the length). */
+    /**
+     * Builds a SegmentRead of up to {@code max} bytes at {@code offset} (which is below the length). Bytes in memory
+     * are not copied: the reply is a view of the memory chunk that holds {@code offset}, ending with that chunk (a
+     * client reads on from there), so any number of replies of the same data costs the server no more memory.
+     */
     private Object readReply(Segment s, long offset, int max, long requestId) {
         int n = (int) Math.min(max, s.length() - offset);
+        if (s.data.chunkAt(offset) instanceof SegmentData.MemoryChunk m) {
+            ByteBuffer view = m.view(offset, (int) Math.min(n, m.offset() + m.length() - offset));
+            boolean end = offset + view.remaining() == s.length();
+            return new SegmentRead(s.name, offset, end && !s.sealed, end && s.sealed, view, requestId);
+        }
         boolean end = offset + n == s.length();
         boolean atTail = end && !s.sealed;
         boolean endOfSegment = end && s.sealed;

@@ -58,6 +58,11 @@ final class SegmentData {
             return ByteBuffer.wrap(bytes, 0, n).asReadOnlyBuffer();
         }
 
+        /** @return {@code n} bytes from segment offset {@code from} (written, so stable), read-only */
+        ByteBuffer view(long from, int n) {
+            return ByteBuffer.wrap(bytes, (int) (from - offset), n).slice().asReadOnlyBuffer();
+        }
+
         void copy(long from, byte[] dst, int dstOffset, int n) {
             System.arraycopy(bytes, (int) (from - offset), dst, dstOffset, n);
         }
@@ -130,6 +135,11 @@ final class SegmentData {
             done += take;
         }
         return out;
+    }
+
+    /** @return the chunk holding {@code offset}, which must lie in {@code [startOffset, length)} */
+    Chunk chunkAt(long offset) {
+        return chunks.get(findChunk(offset));
     }
 
     private int findChunk(long offset) {
