@@ -230,8 +230,8 @@ final class DurableSegmentStore {
                     } catch (ExecutionException | RuntimeException e) {
                         Throwable why = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
                         if (attempts == 1) {
-                            LOG.warn("container {}: the write log still cannot write ({}); retrying every {} ms at most",
-                                    containerId, why.getMessage(), RESUME_MAX_WAIT.toMillis());
+                            LOG.warn("container {}: the write log still cannot write ({}); retrying every {} ms"
+                                    + " at most", containerId, why.getMessage(), RESUME_MAX_WAIT.toMillis());
                         } else {
                             LOG.debug("container {}: write log not repaired yet: {}", containerId, why.getMessage());
                         }
@@ -288,9 +288,17 @@ final class DurableSegmentStore {
         }
     }
 
-    /** The controller's event log on a {@link ServerlessStorage} resource. */
+    /**
+     * The controller's event log on a {@link ServerlessStorage} resource. Keeps the events whose appends failed, in
+     * order, to write them again in {@link #rewriteFailed()}.
+     */
     static final class DurableControllerStore implements ControllerStore {
         private final ServerlessStorage resource;
+        private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        /** Guarded by lock: encoded events whose appends failed, in log order. */
+        private final List<byte[]> failed = new ArrayList<>();
+        /** Guarded by lock: completes once the latest append has completed, either way. */
+        private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
 
         DurableControllerStore(ServerlessStorage resource) {
             this.resource = resource;
@@ -329,7 +337,57 @@ final class DurableSegmentStore {
 
         @Override
         public CompletableFuture<Void> append(ControllerEvent event) {
-            return resource.appendAsync(ControllerEventCodec.encode(event));
+            return appendEncoded(ControllerEventCodec.encode(event));
+        }
+
+        private CompletableFuture<Void> appendEncoded(byte[] entry) {
+            // completed by the log's writer thread in log order, so `failed` stays in log order
+            CompletableFuture<Void> done = resource.appendAsync(entry).whenComplete((ok, e) -> {
+                if (e != null) {
+                    lock.lock();
+                    try {
+                        failed.add(entry);
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            });
+            lock.lock();
+            try {
+                last = done.handle((ok, e) -> null);
+            } finally {
+                lock.unlock();
+            }
+            return done;
+        }
+
+        /** Waits for appends in flight, repairs the log, then appends the failed events again, in order. */
+        @Override
+        public CompletableFuture<Void> rewriteFailed() {
+            CompletableFuture<Void> previous;
+            lock.lock();
+            try {
+                previous = last;
+            } finally {
+                lock.unlock();
+            }
+            return previous.thenCompose(v -> {
+                List<byte[]> again;
+                lock.lock();
+                try {
+                    again = List.copyOf(failed);
+                    failed.clear();
+                } finally {
+                    lock.unlock();
+                }
+                CompletableFuture<Void> resumed = resource.resumeAppends();
+                List<CompletableFuture<Void>> written = new ArrayList<>();
+                written.add(resumed);
+                for (byte[] entry : again) {
+                    written.add(appendEncoded(entry));
+                }
+                return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new));
+            });
         }
 
         @Override

@@ -241,7 +241,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private Builder() {
         }
 
-        /** For tests: opens the data directory's data files through {@code files} (e.g. one failing like a full disk). */
+        /** For tests: opens the data directory's data files through {@code files} (one failing like a full disk). */
         Builder storageFiles(io.sluice.storage.FileOpener files) {
             this.storageFiles = Objects.requireNonNull(files, "files");
             return this;

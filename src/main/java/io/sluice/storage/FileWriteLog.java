@@ -64,7 +64,7 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
     /** Lock files held anywhere in this JVM, by real path. */
     private static final Map<Path, ResourceId> JVM_LOCKS = new ConcurrentHashMap<>();
     private static final Pending CLOSE = new Pending(ByteBuffer.allocate(0), new CompletableFuture<>());
-    /** Bytes {@link #resumeAppends} writes (and removes again) after the last record to check that the disk has room. */
+    /** Bytes {@link #resumeAppends} writes (and removes again) after the last record: does the disk have room? */
     static final int PROBE_BYTES = 64 * 1024;
 
     /** Called before each data fsync of a commit; tests use it to hold a commit while appends pile up. */
@@ -718,7 +718,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
                     try {
                         cutBackToEnd();
                     } catch (IOException | RuntimeException again) {
-                        LOG.debug("write log {}: truncating after a failed probe failed too: {}", file, again.toString());
+                        LOG.debug("write log {}: truncating after a failed probe failed too: {}", file,
+                                again.toString());
                     }
                 }
                 done.completeExceptionally(new StorageException("write log " + file + " still cannot be written: "

@@ -16,6 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -80,7 +83,8 @@ class FullDiskServerTest {
 
     private static void createStream(SluiceClient client, ScopedStream stream) {
         client.controller().createScope(stream.scope());
-        client.controller().createStream(stream, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
+        client.controller().createStream(stream,
+                StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
     }
 
     private static void write(SluiceClient client, ScopedStream stream, int from, int to, int size) {
@@ -134,7 +138,8 @@ class FullDiskServerTest {
     void changesFailWithAClearErrorWhileTheDiskIsFullAndSucceedOnceItHasRoomWithoutARestart() throws Exception {
         FullDisk disk = new FullDisk();
         String segment;
-        try (EmbeddedServer server = start(disk); SluiceClient client = SluiceClient.connect(server.controllerUri())) {
+        try (EmbeddedServer server = start(disk); SluiceClient client = SluiceClient.connect(server.controllerUri());
+             ExecutorService background = Executors.newVirtualThreadPerTaskExecutor()) {
             createStream(client, STREAM);
             write(client, STREAM, 0, 50, 100);
             segment = server.segmentStore().segmentNames().stream()
@@ -156,12 +161,19 @@ class FullDiskServerTest {
                 assertThat(read.data().remaining()).isPositive();
             }
             assertThat(disk.refused()).isPositive();
+            // a stream created now: the controller cannot log it, and the client retries (the error is retriable)
+            CompletableFuture<Boolean> during = CompletableFuture.supplyAsync(() -> client.streamManager()
+                    .createStream(STREAM.scope(), "during", StreamConfiguration.builder()
+                            .scalingPolicy(ScalingPolicy.fixed(1)).build()), background);
+            awaitCondition("the controller's log was refused", () -> disk.refusedFileContaining("controller"));
 
             disk.free();
             awaitWritable(server);
             write(client, STREAM, 50, 100, 100);
             assertThat(cliWrite(server, "after 1\n")[0]).as("the CLI writes again").isEqualTo("0");
-            // a new stream can be created again
+            // the stream created while the disk was full is created once the controller can log it
+            assertThat(during.get(60, TimeUnit.SECONDS)).isTrue();
+            write(client, ScopedStream.of("disk", "during"), 0, 1, 1);
             createStream(client, ScopedStream.of("disk", "later"));
             write(client, ScopedStream.of("disk", "later"), 0, 1, 1);
         }
@@ -183,7 +195,8 @@ class FullDiskServerTest {
         try (EmbeddedServer server = start(disk);
              Connection c = new TcpConnectionFactory().connect(server.segmentStoreEndpoint(), longWait())) {
             Flow f = c.openFlow();
-            assertThat(call(f, id -> new CreateSegment(id, seg, (byte) 0, 0, "", 0))).isInstanceOf(SegmentCreated.class);
+            assertThat(call(f, id -> new CreateSegment(id, seg, (byte) 0, 0, "", 0)))
+                    .isInstanceOf(SegmentCreated.class);
             assertThat(call(f, id -> new SetupAppend(id, writer, seg, ""))).isInstanceOf(AppendSetup.class);
             assertThat(append(c, f, writer, 1, "e1")).isInstanceOf(DataAppended.class);
 
@@ -224,8 +237,8 @@ class FullDiskServerTest {
              SluiceClient client = SluiceClient.connect(server.controllerUri())) {
             createStream(client, big);
             write(client, big, 0, 2000, 1000);
-            assertThat(bytesUnder(dir.resolve("chunks"))).as("snapshots moved data to chunk files")
-                    .isGreaterThan(1_000_000);
+            // snapshots (after every 256 KiB of log) move the data to chunk files in the background
+            awaitCondition("a snapshot wrote chunk files", () -> bytesUnder(dir.resolve("chunks")) > 0);
             long before = bytesUnder(dir);
             client.streamManager().sealStream(big.scope(), big.name());
             assertThat(client.streamManager().deleteStream(big.scope(), big.name())).isTrue();

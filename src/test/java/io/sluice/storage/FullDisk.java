@@ -23,6 +23,7 @@ public final class FullDisk implements FileOpener {
 
     private volatile boolean full;
     private final AtomicInteger refused = new AtomicInteger();
+    private final java.util.Set<Path> refusedFiles = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** From now on writes fail. */
     public void fill() {
@@ -39,13 +40,19 @@ public final class FullDisk implements FileOpener {
         return refused.get();
     }
 
-    @Override
-    public FileChannel open(Path file, OpenOption... options) throws IOException {
-        return new Channel(FileChannel.open(file, options));
+    /** @return whether a write to a file whose path contains {@code part} failed */
+    public boolean refusedFileContaining(String part) {
+        return refusedFiles.stream().anyMatch(f -> f.toString().contains(part));
     }
 
-    private IOException noSpace() {
+    @Override
+    public FileChannel open(Path file, OpenOption... options) throws IOException {
+        return new Channel(file, FileChannel.open(file, options));
+    }
+
+    private IOException noSpace(Path file) {
         refused.incrementAndGet();
+        refusedFiles.add(file);
         return new IOException(NO_SPACE);
     }
 
@@ -58,11 +65,13 @@ public final class FullDisk implements FileOpener {
 
     /** A channel that fails like a full disk while the disk is full. */
     private final class Channel extends FileChannel {
+        private final Path path;
         private final FileChannel file;
         /** A write failed since the last successful force or truncation: forcing fails while full. */
         private volatile boolean dirty;
 
-        Channel(FileChannel file) {
+        Channel(Path path, FileChannel file) {
+            this.path = path;
             this.file = file;
         }
 
@@ -71,7 +80,7 @@ public final class FullDisk implements FileOpener {
             if (full) {
                 dirty = true;
                 file.write(part(src));
-                throw noSpace();
+                throw noSpace(path);
             }
             return file.write(src);
         }
@@ -83,7 +92,7 @@ public final class FullDisk implements FileOpener {
                 if (length > 0) {
                     file.write(part(srcs[offset]));
                 }
-                throw noSpace();
+                throw noSpace(path);
             }
             return file.write(srcs, offset, length);
         }
@@ -93,7 +102,7 @@ public final class FullDisk implements FileOpener {
             if (full) {
                 dirty = true;
                 file.write(part(src), position);
-                throw noSpace();
+                throw noSpace(path);
             }
             return file.write(src, position);
         }
@@ -101,7 +110,7 @@ public final class FullDisk implements FileOpener {
         @Override
         public void force(boolean metaData) throws IOException {
             if (full && dirty) {
-                throw noSpace();
+                throw noSpace(path);
             }
             file.force(metaData);
             dirty = false;
@@ -153,7 +162,7 @@ public final class FullDisk implements FileOpener {
         @Override
         public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
             if (full) {
-                throw noSpace();
+                throw noSpace(path);
             }
             return file.transferFrom(src, position, count);
         }
