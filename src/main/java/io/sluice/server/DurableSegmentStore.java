@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,6 +21,7 @@ import io.sluice.server.controller.ControllerEventCodec;
 import io.sluice.server.controller.ControllerStore;
 import io.sluice.storage.ChunkStore;
 import io.sluice.storage.Durability;
+import io.sluice.storage.FileOpener;
 import io.sluice.storage.LocalStorage;
 import io.sluice.storage.LogReader;
 import io.sluice.storage.ServerlessStorage;
@@ -31,7 +34,12 @@ import org.slf4j.LoggerFactory;
  * {@code container-N}) and one for the controller's metadata, all under one data directory, following the
  * serverless-storage call order — load the latest snapshot, replay the write log, take the lock, replay what came
  * in meanwhile, then write. Snapshots are taken in the background once a container has logged
- * {@link #SNAPSHOT_AFTER_BYTES} since its last one; segment data a snapshot covers moves to chunk files.
+ * {@link #SNAPSHOT_AFTER_BYTES} since its last one, or once segments holding {@link #DROPPED_SNAPSHOT_BYTES} (at most
+ * the snapshot threshold) were deleted since: segment data a snapshot covers moves to chunk files, and a snapshot is
+ * what lets the logs and chunk files of deleted segments be deleted.
+ *
+ * <p>When a container's write log fails (a full disk), {@link DurableLog#resume} retries repairing it with a backoff
+ * from {@link #RESUME_FIRST_WAIT} up to {@link #RESUME_MAX_WAIT} until it writes again.
  *
  * <p>The lock is in the storage: a second server on the same directory fails to start while the first runs, and
  * the operating system releases the lock when a server process dies.
@@ -40,6 +48,12 @@ final class DurableSegmentStore {
     private static final Logger LOG = LoggerFactory.getLogger(DurableSegmentStore.class);
     /** Default log bytes after which a container takes a snapshot. */
     static final long SNAPSHOT_AFTER_BYTES = 64L * 1024 * 1024;
+    /** Bytes of deleted segments after which a container takes a snapshot to free their space (default). */
+    static final long DROPPED_SNAPSHOT_BYTES = 1024 * 1024;
+    /** First wait before retrying a write log that failed. */
+    static final Duration RESUME_FIRST_WAIT = Duration.ofMillis(50);
+    /** Longest wait between retries of a write log that failed: how long after space is back writes resume, at most. */
+    static final Duration RESUME_MAX_WAIT = Duration.ofSeconds(1);
     private static final String LAYOUT_FILE = "sluice-layout.properties";
 
     private DurableSegmentStore() {
@@ -53,9 +67,15 @@ final class DurableSegmentStore {
      *     server holds it
      */
     static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes) throws IOException {
+        return open(dir, containers, fsync, snapshotAfterBytes, FileOpener.DEFAULT);
+    }
+
+    /** Like {@link #open(Path, int, boolean, long)}, with the data files opened by {@code files} (tests). */
+    static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
+                                               FileOpener files) throws IOException {
         Files.createDirectories(dir);
         checkLayout(dir, containers);
-        LocalStorage storage = LocalStorage.open(dir, fsync ? Durability.FSYNC : Durability.OS_BUFFERED);
+        LocalStorage storage = LocalStorage.open(dir, fsync ? Durability.FSYNC : Durability.OS_BUFFERED, files);
         List<DurableLog> logs = new ArrayList<>();
         try {
             ChunkStore chunks = storage.chunks();
@@ -110,7 +130,10 @@ final class DurableSegmentStore {
         private final int containerId;
         private final long snapshotAfterBytes;
         private final AtomicLong bytesSinceSnapshot = new AtomicLong();
+        private final AtomicLong droppedSinceSnapshot = new AtomicLong();
         private final AtomicBoolean snapshotting = new AtomicBoolean();
+        /** Set when a snapshot was asked for while one was being taken: it takes another. */
+        private final AtomicBoolean snapshotAgain = new AtomicBoolean();
         private volatile SegmentContainer container;
         private volatile boolean closed;
         private volatile Thread snapshotThread;
@@ -157,11 +180,75 @@ final class DurableSegmentStore {
         @Override
         public CompletableFuture<Void> append(byte[] entry) {
             CompletableFuture<Void> durable = resource.appendAsync(entry);
-            if (bytesSinceSnapshot.addAndGet(entry.length) > snapshotAfterBytes && !closed
-                    && snapshotting.compareAndSet(false, true)) {
-                snapshotThread = Threads.startVirtual("sluice-snapshot-container-" + containerId, this::snapshot);
+            if (bytesSinceSnapshot.addAndGet(entry.length) > snapshotAfterBytes) {
+                requestSnapshot();
             }
             return durable;
+        }
+
+        @Override
+        public void segmentDropped(long bytes) {
+            if (droppedSinceSnapshot.addAndGet(bytes) >= Math.min(DROPPED_SNAPSHOT_BYTES, snapshotAfterBytes)) {
+                requestSnapshot();
+            }
+        }
+
+        /** Starts a snapshot in the background, or has the one being taken followed by another. Does not block. */
+        private void requestSnapshot() {
+            if (closed) {
+                return;
+            }
+            if (snapshotting.compareAndSet(false, true)) {
+                snapshotThread = Threads.startVirtual("sluice-snapshot-container-" + containerId, () -> {
+                    do {
+                        snapshotAgain.set(false);
+                        snapshot();
+                    } while (snapshotAgain.get() && !closed && !snapshotting.getAndSet(true));
+                });
+            } else {
+                snapshotAgain.set(true);
+            }
+        }
+
+        /**
+         * Repairs the write log after a failed append, retrying with a growing wait (from {@link #RESUME_FIRST_WAIT}
+         * to {@link #RESUME_MAX_WAIT}) until it writes again or the store closes. Does not block.
+         */
+        @Override
+        public CompletableFuture<Void> resume() {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            Threads.startVirtual("sluice-wal-resume-container-" + containerId, () -> {
+                Duration wait = RESUME_FIRST_WAIT;
+                int attempts = 0;
+                while (!closed) {
+                    attempts++;
+                    try {
+                        resource.resumeAppends().get();
+                        LOG.info("container {}: write log repaired after {} attempt(s)", containerId, attempts);
+                        done.complete(null);
+                        return;
+                    } catch (ExecutionException | RuntimeException e) {
+                        Throwable why = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+                        if (attempts == 1) {
+                            LOG.warn("container {}: the write log still cannot write ({}); retrying every {} ms"
+                                    + " at most", containerId, why.getMessage(), RESUME_MAX_WAIT.toMillis());
+                        } else {
+                            LOG.debug("container {}: write log not repaired yet: {}", containerId, why.getMessage());
+                        }
+                    } catch (InterruptedException e) {
+                        break;
+                    }
+                    try {
+                        Thread.sleep(wait);
+                    } catch (InterruptedException e) {
+                        break;
+                    }
+                    wait = wait.multipliedBy(2).compareTo(RESUME_MAX_WAIT) > 0 ? RESUME_MAX_WAIT : wait.multipliedBy(2);
+                }
+                done.completeExceptionally(new IllegalStateException("container " + containerId
+                        + " closed before its write log was repaired"));
+            });
+            return done;
         }
 
         /** Takes one snapshot now (also used by tests); returns when it is stored. */
@@ -171,6 +258,7 @@ final class DurableSegmentStore {
                 ContainerImage image = container.beginSnapshot(() -> {
                     resource.incrementWriteLogVersion();
                     bytesSinceSnapshot.set(0);
+                    droppedSinceSnapshot.set(0);
                 }).join();
                 ContainerImage stored = image.storeChunks(chunks);
                 resource.snapshotTo(stored::writeTo);
@@ -200,9 +288,17 @@ final class DurableSegmentStore {
         }
     }
 
-    /** The controller's event log on a {@link ServerlessStorage} resource. */
+    /**
+     * The controller's event log on a {@link ServerlessStorage} resource. Keeps the events whose appends failed, in
+     * order, to write them again in {@link #rewriteFailed()}.
+     */
     static final class DurableControllerStore implements ControllerStore {
         private final ServerlessStorage resource;
+        private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        /** Guarded by lock: encoded events whose appends failed, in log order. */
+        private final List<byte[]> failed = new ArrayList<>();
+        /** Guarded by lock: completes once the latest append has completed, either way. */
+        private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
 
         DurableControllerStore(ServerlessStorage resource) {
             this.resource = resource;
@@ -241,7 +337,57 @@ final class DurableSegmentStore {
 
         @Override
         public CompletableFuture<Void> append(ControllerEvent event) {
-            return resource.appendAsync(ControllerEventCodec.encode(event));
+            return appendEncoded(ControllerEventCodec.encode(event));
+        }
+
+        private CompletableFuture<Void> appendEncoded(byte[] entry) {
+            // completed by the log's writer thread in log order, so `failed` stays in log order
+            CompletableFuture<Void> done = resource.appendAsync(entry).whenComplete((ok, e) -> {
+                if (e != null) {
+                    lock.lock();
+                    try {
+                        failed.add(entry);
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            });
+            lock.lock();
+            try {
+                last = done.handle((ok, e) -> null);
+            } finally {
+                lock.unlock();
+            }
+            return done;
+        }
+
+        /** Waits for appends in flight, repairs the log, then appends the failed events again, in order. */
+        @Override
+        public CompletableFuture<Void> rewriteFailed() {
+            CompletableFuture<Void> previous;
+            lock.lock();
+            try {
+                previous = last;
+            } finally {
+                lock.unlock();
+            }
+            return previous.thenCompose(v -> {
+                List<byte[]> again;
+                lock.lock();
+                try {
+                    again = List.copyOf(failed);
+                    failed.clear();
+                } finally {
+                    lock.unlock();
+                }
+                CompletableFuture<Void> resumed = resource.resumeAppends();
+                List<CompletableFuture<Void>> written = new ArrayList<>();
+                written.add(resumed);
+                for (byte[] entry : again) {
+                    written.add(appendEncoded(entry));
+                }
+                return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new));
+            });
         }
 
         @Override

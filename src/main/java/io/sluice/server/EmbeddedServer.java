@@ -57,7 +57,7 @@ public final class EmbeddedServer implements AutoCloseable {
         // other core while the listeners start
         Thread warmUp = warmUp();
         StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
-                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes);
+                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes, b.storageFiles);
         this.store = opened.store();
         this.storage = opened.storage();
         DelegationTokens tokens = b.passwordFile == null ? null : b.tokens != null ? b.tokens
@@ -239,8 +239,15 @@ public final class EmbeddedServer implements AutoCloseable {
         private ServerTls tls;
         private ServerLimits limits = ServerLimits.DEFAULTS;
         private DelegationTokens tokens;
+        private io.sluice.storage.FileOpener storageFiles = io.sluice.storage.FileOpener.DEFAULT;
 
         private Builder() {
+        }
+
+        /** For tests: opens the data directory's data files through {@code files} (one failing like a full disk). */
+        Builder storageFiles(io.sluice.storage.FileOpener files) {
+            this.storageFiles = Objects.requireNonNull(files, "files");
+            return this;
         }
 
         /** @return this, keeping everything in memory (the default): nothing survives the process */

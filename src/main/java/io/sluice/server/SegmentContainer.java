@@ -88,6 +88,14 @@ import org.slf4j.LoggerFactory;
  * replies sent and the data made visible to readers. Reads and other queries see applied state only, and wait
  * behind changes already submitted (so a client reads its own acknowledged writes).
  *
+ * <p><b>When the log cannot write</b> (a full disk, an I/O error), the changes whose entries failed are not applied
+ * and are answered with an {@link ErrorMessage} saying why ({@link #cannotWriteReply}); the log guarantees they are
+ * not in it, so the state still equals the log. Every change submitted after that is answered the same way at once,
+ * without reaching the log, until the log says it accepts appends again ({@link Log#resume}, which retries); reads
+ * and queries keep being answered from the applied state meanwhile. A writer one of whose appends failed gets no
+ * later append of it to that segment accepted until it sets up its appends again (SetupAppend), so acknowledged
+ * appends never follow a lost one.
+ *
  * <p>Thread-safe. One lock guards all state; nothing under it blocks or does I/O (log appends only enqueue;
  * file-backed chunks are read after the lock is released).
  */
@@ -107,6 +115,23 @@ final class SegmentContainer {
          * @param entry the encoded change
          */
         CompletableFuture<Void> append(byte[] entry);
+
+        /**
+         * Called once after an append failed and before any further one: makes the log accept appends again,
+         * retrying as long as it takes. Appends made before this call have failed or will fail; must not block.
+         *
+         * @return completes when the log accepts appends again
+         */
+        default CompletableFuture<Void> resume() {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        /**
+         * Called (outside the container lock) when a deleted segment held {@code bytes} of data: their space comes
+         * back once a snapshot no longer refers to them, so the log may take one soon. Must not block.
+         */
+        default void segmentDropped(long bytes) {
+        }
     }
 
     /** A log that keeps nothing: changes are "durable" at once (the in-memory server). */
@@ -121,6 +146,8 @@ final class SegmentContainer {
         final List<Runnable> onApplied = new ArrayList<>(0);
         boolean durable;
         boolean applied;
+        /** Why the log could not make this change durable; null if it did. */
+        Throwable failed;
         Object value;
 
         Pending(ContainerOp op) {
@@ -153,8 +180,15 @@ final class SegmentContainer {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     /** Guarded by lock. */
     private long nextSegmentId;
-    /** Guarded by lock: set when the log failed; the container refuses everything after. */
-    private Throwable broken;
+    /** Guarded by lock: why the log cannot write; set when an entry failed, cleared when the log resumes. */
+    private Throwable cannotWrite;
+    /** Guarded by lock: completes when the log accepts appends again (complete while it does). */
+    private CompletableFuture<Void> writable = CompletableFuture.completedFuture(null);
+    /**
+     * Guarded by lock: writers (by segment) an append of which failed to become durable. Their later appends to that
+     * segment are refused until they set up appends again, so an acknowledged append never follows a lost one.
+     */
+    private final Map<String, java.util.Set<UUID>> failedWriters = new HashMap<>();
     /** Guarded by lock: ids of deleted segments whose chunk files can go once a snapshot no longer needs them. */
     private final List<Long> droppedSegments = new ArrayList<>();
 
@@ -186,13 +220,26 @@ final class SegmentContainer {
         CompletableFuture<Void> durable;
         lock.lock();
         try {
-            if (broken != null) {
-                p.result.completeExceptionally(new IllegalStateException("segment container " + id + " is broken", broken));
+            if (cannotWrite != null) {
+                // nothing reaches the log until it resumes: the future is new, so completing it runs no callback here
+                p.result.complete(failureResult(op, cannotWrite));
+                return p.result;
+            }
+            if (op instanceof ContainerOp.Append a && failedWriter(a)) {
+                p.result.complete(new AppendResult.Refused(new ErrorMessage(a.requestId(), a.segment(),
+                        "the segment store lost earlier appends of writer " + a.writerId() + " to " + a.segment()
+                                + " (it could not write them); set up the appends again to resend them",
+                        ErrorMessage.ErrorCode.UNSPECIFIED)));
                 return p.result;
             }
             pending.add(p);
             // appended under the lock so that log order is the order of `pending`
-            durable = log.append(entry);
+            try {
+                durable = log.append(entry);
+            } catch (RuntimeException e) {
+                // answered like an entry the log could not write, so `pending` never holds one that nothing completes
+                durable = CompletableFuture.failedFuture(e);
+            }
         } finally {
             lock.unlock();
         }
@@ -201,48 +248,123 @@ final class SegmentContainer {
     }
 
     private void onDurable(Pending p, Throwable err) {
+        boolean resume = false;
         lock.lock();
         try {
             p.durable = true;
-            if (err != null && broken == null) {
-                broken = err;
-                LOG.error("segment container {}: the write log failed; refusing further changes", id, err);
+            if (err != null) {
+                p.failed = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+                        ? err.getCause() : err;
+                if (cannotWrite == null) {
+                    cannotWrite = p.failed;
+                    writable = new CompletableFuture<>();
+                    resume = true;
+                    LOG.error("segment container {}: the write log cannot write ({}); answering changes with an error"
+                            + " until it can again", id, reason(p.failed));
+                }
             }
             List<Runnable> effects = new ArrayList<>();
             List<Pending> done = new ArrayList<>();
-            while (!pending.isEmpty() && pending.peek().durable && broken == null) {
+            // in log order; a failed entry is not in the log (the log cut it off), so it is skipped here too and the
+            // state stays what a replay of the log gives
+            while (!pending.isEmpty() && pending.peek().durable) {
                 Pending head = pending.poll();
-                head.value = apply(head.op, effects);
-                head.applied = true;
+                if (head.failed == null) {
+                    head.value = apply(head.op, effects);
+                    head.applied = true;
+                } else {
+                    head.value = failureResult(head.op, head.failed);
+                    if (head.op instanceof ContainerOp.Append a) {
+                        failedWriters.computeIfAbsent(a.segment(), k -> new java.util.HashSet<>()).add(a.writerId());
+                    }
+                }
                 head.onApplied.forEach(Runnable::run);
                 done.add(head);
                 effects.addAll(head.after);
             }
-            if (broken != null) {
-                // nothing behind a failed write can be applied: later entries may depend on it
-                for (Pending q : pending) {
-                    done.add(q);
-                    effects.addAll(q.after);
-                }
-                pending.clear();
-            }
-            Throwable failed = broken;
             // queued under the lock, so in the order the changes were applied
             for (Pending d : done) {
-                completions.add(() -> {
-                    if (d.applied) {
-                        d.result.complete(d.value);
-                    } else {
-                        d.result.completeExceptionally(new IllegalStateException("segment container " + id
-                                + " could not make a change durable", failed));
-                    }
-                });
+                completions.add(() -> d.result.complete(d.value));
             }
             completions.addAll(effects);
         } finally {
             lock.unlock();
         }
+        if (resume) {
+            log.resume().whenComplete((ok, e) -> resumed(e));
+        }
         runCompletions();
+    }
+
+    /** The log accepts appends again (or gave up: the server is closing). */
+    private void resumed(Throwable err) {
+        CompletableFuture<Void> w;
+        lock.lock();
+        try {
+            if (err != null) {
+                LOG.debug("segment container {}: the write log did not resume: {}", id, err.toString());
+                return;
+            }
+            cannotWrite = null;
+            w = writable;
+        } finally {
+            lock.unlock();
+        }
+        LOG.info("segment container {}: the write log writes again; accepting changes", id);
+        w.complete(null);
+    }
+
+    /** @return completes when the container accepts changes (at once unless its log cannot write now) */
+    CompletableFuture<Void> writable() {
+        lock.lock();
+        try {
+            return writable.copy();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: whether an earlier append of this writer to this segment failed (see {@link #failedWriters}). */
+    private boolean failedWriter(ContainerOp.Append a) {
+        java.util.Set<UUID> writers = failedWriters.get(a.segment());
+        return writers != null && writers.contains(a.writerId());
+    }
+
+    /** The answer to a change that the log could not make durable. */
+    private Object failureResult(ContainerOp op, Throwable why) {
+        ErrorMessage reply = cannotWriteReply(requestIdOf(op), op.segment(), why);
+        return op instanceof ContainerOp.Append ? new AppendResult.Refused(reply) : reply;
+    }
+
+    /**
+     * The reply to a change while the log cannot write: an {@link ErrorMessage} (a real segment store closes the
+     * connection on a storage failure instead, which tells a client nothing). Its text starts with "the segment
+     * store cannot write: " and then says why, e.g. "no space left on device".
+     */
+    static ErrorMessage cannotWriteReply(long requestId, String segment, Throwable why) {
+        return new ErrorMessage(requestId, segment, "the segment store cannot write: " + reason(why)
+                + " (it accepts changes again once it can)", ErrorMessage.ErrorCode.UNSPECIFIED);
+    }
+
+    /** @return the innermost message of a failure, starting lower-case ("no space left on device") */
+    static String reason(Throwable why) {
+        Throwable t = why;
+        String message = null;
+        while (t != null) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                message = t.getMessage();
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+            t = t.getCause();
+        }
+        if (message == null) {
+            return why.getClass().getSimpleName();
+        }
+        String m = message.strip();
+        return m.length() > 1 && Character.isUpperCase(m.charAt(0)) && Character.isLowerCase(m.charAt(1))
+                ? Character.toLowerCase(m.charAt(0)) + m.substring(1) : m;
     }
 
     /**
@@ -444,12 +566,18 @@ final class SegmentContainer {
         segments.remove(name);
         releaseParkedReads(s, effects, false);
         deleted(s);
+        long bytes = s.length() - s.startOffset();
+        if (bytes > 0) {
+            // replay discards effects: only a live delete asks for a snapshot
+            effects.add(() -> log.segmentDropped(bytes));
+        }
         return new SegmentDeleted(requestId, name);
     }
 
     /** Hook for the owner of chunk files: the segment's stored data may be reclaimed after the next snapshot. */
     private void deleted(Segment s) {
         droppedSegments.add(s.id);
+        failedWriters.remove(s.name);
     }
 
     private Reply truncate(TruncateSegment c, long time) {
@@ -648,6 +776,11 @@ final class SegmentContainer {
             return new NoSuchSegment(r.requestId(), r.segment(), "", -1);
         }
         long last = s.get().attributes.getOrDefault(r.writerId(), WireProtocol.NULL_ATTRIBUTE_VALUE);
+        // the writer resends from `last` on: its appends are accepted again
+        java.util.Set<UUID> failed = failedWriters.get(r.segment());
+        if (failed != null && failed.remove(r.writerId()) && failed.isEmpty()) {
+            failedWriters.remove(r.segment());
+        }
         return new AppendSetup(r.requestId(), r.segment(), r.writerId(), last);
     }
 
@@ -925,8 +1058,9 @@ final class SegmentContainer {
         CompletableFuture<ContainerImage> image = new CompletableFuture<>();
         lock.lock();
         try {
-            if (broken != null) {
-                image.completeExceptionally(new IllegalStateException("segment container " + id + " is broken", broken));
+            if (cannotWrite != null) {
+                image.completeExceptionally(new IllegalStateException("segment container " + id
+                        + " cannot write now: " + reason(cannotWrite), cannotWrite));
                 return image;
             }
             switchLog.run();

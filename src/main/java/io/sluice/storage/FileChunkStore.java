@@ -35,6 +35,7 @@ final class FileChunkStore implements ChunkStore {
     private final Path root;
     private final Durability durability;
     private final long rolloverBytes;
+    private final FileOpener files;
     private final ConcurrentHashMap<Long, CompletableFuture<Owner>> owners = new ConcurrentHashMap<>();
 
     /**
@@ -42,6 +43,14 @@ final class FileChunkStore implements ChunkStore {
      * @param rolloverBytes a chunk that would grow past this many bytes is closed and a new one started
      */
     FileChunkStore(Path root, Durability durability, long rolloverBytes) {
+        this(root, durability, rolloverBytes, FileOpener.DEFAULT);
+    }
+
+    /**
+     * @param files opens the chunk files (tests pass one that fails like a full disk)
+     */
+    FileChunkStore(Path root, Durability durability, long rolloverBytes, FileOpener files) {
+        this.files = Objects.requireNonNull(files, "files");
         this.root = Objects.requireNonNull(root, "root");
         this.durability = Objects.requireNonNull(durability, "durability");
         if (rolloverBytes <= 0) {
@@ -229,13 +238,13 @@ final class FileChunkStore implements ChunkStore {
                         FileChannel ch;
                         if (create) {
                             Files.createDirectories(dir);
-                            ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                            ch = files.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                                     StandardOpenOption.WRITE);
                             if (durability == Durability.FSYNC) {
                                 FileUtil.fsyncDirectory(dir);
                             }
                         } else {
-                            ch = FileChannel.open(file, StandardOpenOption.READ);
+                            ch = files.open(file, StandardOpenOption.READ);
                         }
                         mine.complete(ch);
                     } catch (NoSuchFileException e) {

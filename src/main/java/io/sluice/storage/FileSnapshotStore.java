@@ -48,12 +48,21 @@ final class FileSnapshotStore implements SnapshotService {
     private static final int BUFFER_BYTES = 64 * 1024;
 
     private final Path root;
+    private final FileOpener files;
 
     /**
      * @param root the directory under which resource directories live (created when needed)
      */
     FileSnapshotStore(Path root) {
+        this(root, FileOpener.DEFAULT);
+    }
+
+    /**
+     * @param files opens snapshot files for writing (tests pass one that fails like a full disk)
+     */
+    FileSnapshotStore(Path root, FileOpener files) {
         this.root = Objects.requireNonNull(root, "root");
+        this.files = Objects.requireNonNull(files, "files");
     }
 
     /** @return the file of snapshot {@code version} of the resource */
@@ -100,7 +109,7 @@ final class FileSnapshotStore implements SnapshotService {
         boolean renamed = false;
         try {
             Files.createDirectories(dir);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = files.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), BUFFER_BYTES);
                 out.write(ByteBuffer.allocate(HEADER_BYTES).putInt(MAGIC).putInt(FORMAT_VERSION).array());
                 PayloadStream payload = new PayloadStream(out);

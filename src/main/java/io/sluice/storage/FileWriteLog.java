@@ -42,6 +42,13 @@ import org.slf4j.LoggerFactory;
  * torn tail: a crash in the middle of a write, or unsynced data lost with the machine), logging at WARN how many
  * bytes it dropped. Records after a bad one are not trusted even if they look whole.
  *
+ * <p><b>Failed writes.</b> If writing or forcing a batch fails (a full disk, an I/O error), its appends fail and the
+ * committer at once truncates the file back to the end of the last durable record, so nothing of the failed batch
+ * stays in the log to be replayed later. From then on every append to any log of the resource fails fast, in order,
+ * until {@link #resumeAppends} has repaired the log (truncated it again and checked that the disk takes
+ * {@link #PROBE_BYTES} more bytes): so once an append has failed, no append enqueued after it succeeds before the
+ * owner has seen the failure and asked to resume.
+ *
  * <p><b>Locking.</b> {@link #lock} takes an exclusive {@link FileChannel#tryLock()} on the resource's lock file
  * (an OS advisory lock): another process cannot take it while this one holds it, and the OS releases it when the
  * process dies, however it dies. Within the JVM a registry of held lock files refuses a second attempt before it
@@ -57,6 +64,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
     /** Lock files held anywhere in this JVM, by real path. */
     private static final Map<Path, ResourceId> JVM_LOCKS = new ConcurrentHashMap<>();
     private static final Pending CLOSE = new Pending(ByteBuffer.allocate(0), new CompletableFuture<>());
+    /** Bytes {@link #resumeAppends} writes (and removes again) after the last record: does the disk have room? */
+    static final int PROBE_BYTES = 64 * 1024;
 
     /** Called before each data fsync of a commit; tests use it to hold a commit while appends pile up. */
     @FunctionalInterface
@@ -71,6 +80,7 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
     private final Path root;
     private final Durability durability;
     private final ForceHook forceHook;
+    private final FileOpener files;
     private final ConcurrentHashMap<ResourceId, Held> held = new ConcurrentHashMap<>();
     private final LongAdder fsyncs = new LongAdder();
     private final LongAdder droppedTailBytes = new LongAdder();
@@ -84,9 +94,14 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
     }
 
     FileWriteLog(Path root, Durability durability, ForceHook forceHook) {
+        this(root, durability, forceHook, FileOpener.DEFAULT);
+    }
+
+    FileWriteLog(Path root, Durability durability, ForceHook forceHook, FileOpener files) {
         this.root = Objects.requireNonNull(root, "root");
         this.durability = Objects.requireNonNull(durability, "durability");
         this.forceHook = Objects.requireNonNull(forceHook, "forceHook");
+        this.files = Objects.requireNonNull(files, "files");
     }
 
     /** @return how many times this service forced a log file or directory to disk (for tests) */
@@ -215,6 +230,42 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         } catch (IOException e) {
             throw new StorageException("cannot delete write log " + file + ": " + e, e);
         }
+    }
+
+    @Override
+    public CompletableFuture<Void> resumeAppends(String bucket, String key) {
+        ResourceId id = new ResourceId(bucket, key);
+        Held h = held.get(id);
+        if (null == h) {
+            throw notLocked("resumeAppends", id);
+        }
+        StorageException seen;
+        List<CompletableFuture<Void>> repaired = new ArrayList<>();
+        h.lock.lock();
+        try {
+            if (!h.locked) {
+                throw notLocked("resumeAppends", id);
+            }
+            seen = h.failure;
+            for (OpenLog log : h.logs.values()) {
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                log.queue.add(Pending.resume(done));
+                repaired.add(done);
+            }
+        } finally {
+            h.lock.unlock();
+        }
+        return CompletableFuture.allOf(repaired.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            h.lock.lock();
+            try {
+                if (h.failure == seen && null != seen) {
+                    h.failure = null;
+                    LOG.info("write logs of {} accept appends again", id);
+                }
+            } finally {
+                h.lock.unlock();
+            }
+        });
     }
 
     @Override
@@ -410,8 +461,15 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         }
     }
 
-    /** A framed record waiting for its commit. */
+    /** A framed record waiting for its commit, or (with no record) a request to resume after a failure. */
     private record Pending(ByteBuffer record, CompletableFuture<Void> done) {
+        static Pending resume(CompletableFuture<Void> done) {
+            return new Pending(null, done);
+        }
+
+        boolean isResume() {
+            return null == record;
+        }
     }
 
     /** A resource whose lock this service holds (or is taking). */
@@ -429,6 +487,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         FileChannel lockChannel;
         /** Guarded by {@code lock}. */
         FileLock fileLock;
+        /** The first failure of an append to any of the resource's logs, until {@link #resumeAppends} clears it. */
+        volatile StorageException failure;
 
         Held(ResourceId id, Path dir) {
             this.id = id;
@@ -448,6 +508,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         // Confined to the committer thread:
         private FileChannel channel;
         private StorageException failure;
+        /** Whether {@link #open} completed (the header is written or checked, a torn tail truncated). */
+        private boolean opened;
         private long end;
 
         OpenLog(Held owner, long version) {
@@ -465,11 +527,11 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
             try {
                 open();
             } catch (StorageException e) {
-                failure = e;
+                fail(e);
                 LOG.error("cannot open write log {}: {}", file, e.getMessage());
             } catch (IOException | RuntimeException e) {
-                failure = new StorageException("cannot open write log " + file + ": " + e, e);
-                LOG.error("cannot open write log {}", file, e);
+                fail(new StorageException("cannot open write log " + file + ": " + e, e));
+                LOG.error("cannot open write log {}: {}", file, e.toString());
             }
             List<Pending> batch = new ArrayList<>();
             boolean closing = false;
@@ -483,9 +545,7 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
                         batch.removeLast();
                         closing = true;
                     }
-                    if (!batch.isEmpty()) {
-                        commit(batch);
-                    }
+                    process(batch);
                 }
             } finally {
                 FileUtil.closeQuietly(channel);
@@ -511,8 +571,7 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         }
 
         private void open() throws IOException {
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
+            channel = files.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
             long size = channel.size();
             if (size < LogFormat.HEADER_BYTES) {
                 if (size > 0) {
@@ -547,11 +606,30 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
             }
             channel.position(end);
             readableLength = end;
+            opened = true;
+        }
+
+        /** Commits the batch's records in order; a resume request takes effect where it is in the queue. */
+        private void process(List<Pending> batch) {
+            int from = 0;
+            for (int i = 0; i < batch.size(); i++) {
+                if (batch.get(i).isResume()) {
+                    if (i > from) {
+                        commit(batch.subList(from, i));
+                    }
+                    resume(batch.get(i).done());
+                    from = i + 1;
+                }
+            }
+            if (from < batch.size()) {
+                commit(batch.subList(from, batch.size()));
+            }
         }
 
         private void commit(List<Pending> batch) {
-            if (null != failure) {
-                batch.forEach(p -> p.done().completeExceptionally(failure));
+            StorageException failed = null != failure ? failure : owner.failure;
+            if (null != failed) {
+                batch.forEach(p -> p.done().completeExceptionally(failed));
                 return;
             }
             ByteBuffer[] buffers = new ByteBuffer[batch.size()];
@@ -571,15 +649,86 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
                     fsyncs.increment();
                 }
             } catch (IOException | RuntimeException e) {
-                failure = new StorageException("writing write log " + file + " failed; it accepts no more appends"
-                        + " until the resource is locked again (which recovers it): " + e, e);
-                LOG.error("writing write log {} failed", file, e);
+                fail(new StorageException("writing write log " + file + " failed; its resource accepts no more"
+                        + " appends until resumeAppends() repairs it: " + e, e));
+                LOG.error("writing write log {} failed: {}", file, e.toString());
+                // what the failed write left after the last durable record must not stay in the log; cut it off
+                // before the appenders hear of the failure
+                try {
+                    cutBackToEnd();
+                } catch (IOException | RuntimeException again) {
+                    LOG.warn("write log {}: cannot truncate the failed batch yet (retried on resume): {}", file,
+                            again.toString());
+                }
                 batch.forEach(p -> p.done().completeExceptionally(failure));
                 return;
             }
             end += total;
             readableLength = end;
             batch.forEach(p -> p.done().complete(null));
+        }
+
+        private void fail(StorageException e) {
+            failure = e;
+            owner.lock.lock();
+            try {
+                if (null == owner.failure) {
+                    owner.failure = e;
+                }
+            } finally {
+                owner.lock.unlock();
+            }
+        }
+
+        /** Truncates the file to the last durable record and forces that (the file may have grown past it). */
+        private void cutBackToEnd() throws IOException {
+            if (channel.size() > end) {
+                channel.truncate(end);
+                channel.force(true);
+                fsyncs.increment();
+            }
+            channel.position(end);
+        }
+
+        /**
+         * Repairs this log after a failure: opens it again if opening failed, drops whatever failed writes left after
+         * the last durable record, and checks that the disk takes {@link #PROBE_BYTES} more bytes (written, forced
+         * and truncated away again). A log that has not failed has nothing to do.
+         */
+        private void resume(CompletableFuture<Void> done) {
+            if (null == failure) {
+                done.complete(null);
+                return;
+            }
+            try {
+                if (!opened) {
+                    FileUtil.closeQuietly(channel);
+                    channel = null;
+                    open();
+                }
+                cutBackToEnd();
+                FileUtil.writeFully(channel, ByteBuffer.allocate(PROBE_BYTES), end);
+                channel.force(true);
+                channel.truncate(end);
+                channel.force(true);
+                fsyncs.add(2);
+                channel.position(end);
+            } catch (IOException | RuntimeException e) {
+                if (opened) {
+                    try {
+                        cutBackToEnd();
+                    } catch (IOException | RuntimeException again) {
+                        LOG.debug("write log {}: truncating after a failed probe failed too: {}", file,
+                                again.toString());
+                    }
+                }
+                done.completeExceptionally(new StorageException("write log " + file + " still cannot be written: "
+                        + e, e));
+                return;
+            }
+            LOG.info("write log {} repaired at offset {}", file, end);
+            failure = null;
+            done.complete(null);
         }
     }
 

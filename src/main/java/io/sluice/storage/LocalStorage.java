@@ -31,12 +31,12 @@ public final class LocalStorage implements Storage {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private LocalStorage(Path dataDir, Durability durability, long chunkRolloverBytes,
-                         FileWriteLog.ForceHook forceHook) {
+                         FileWriteLog.ForceHook forceHook, FileOpener files) {
         this.dataDir = dataDir;
         Path resources = dataDir.resolve("resources");
-        this.writeLog = new FileWriteLog(resources, durability, forceHook);
-        this.snapshots = new FileSnapshotStore(resources);
-        this.chunks = new FileChunkStore(dataDir.resolve("chunks"), durability, chunkRolloverBytes);
+        this.writeLog = new FileWriteLog(resources, durability, forceHook, files);
+        this.snapshots = new FileSnapshotStore(resources, files);
+        this.chunks = new FileChunkStore(dataDir.resolve("chunks"), durability, chunkRolloverBytes, files);
     }
 
     /**
@@ -57,19 +57,35 @@ public final class LocalStorage implements Storage {
      * @throws StorageException if the directory cannot be created
      */
     public static LocalStorage open(Path dataDir, Durability durability, long chunkRolloverBytes) {
-        return open(dataDir, durability, chunkRolloverBytes, FileWriteLog.ForceHook.NONE);
+        return open(dataDir, durability, chunkRolloverBytes, FileWriteLog.ForceHook.NONE, FileOpener.DEFAULT);
+    }
+
+    /**
+     * Opens (creating it if needed) storage in {@code dataDir} whose data files are opened by {@code files} (tests
+     * pass one that fails like a full disk).
+     *
+     * @throws StorageException if the directory cannot be created
+     */
+    public static LocalStorage open(Path dataDir, Durability durability, FileOpener files) {
+        return open(dataDir, durability, DEFAULT_CHUNK_ROLLOVER_BYTES, FileWriteLog.ForceHook.NONE, files);
     }
 
     static LocalStorage open(Path dataDir, Durability durability, long chunkRolloverBytes,
                              FileWriteLog.ForceHook forceHook) {
+        return open(dataDir, durability, chunkRolloverBytes, forceHook, FileOpener.DEFAULT);
+    }
+
+    static LocalStorage open(Path dataDir, Durability durability, long chunkRolloverBytes,
+                             FileWriteLog.ForceHook forceHook, FileOpener files) {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(durability, "durability");
+        Objects.requireNonNull(files, "files");
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new StorageException("cannot create data directory " + dataDir + ": " + e, e);
         }
-        return new LocalStorage(dataDir.toAbsolutePath(), durability, chunkRolloverBytes, forceHook);
+        return new LocalStorage(dataDir.toAbsolutePath(), durability, chunkRolloverBytes, forceHook, files);
     }
 
     /** @return the data directory */

@@ -342,6 +342,25 @@ public final class ServerlessStorage {
     }
 
     /**
+     * After an append failed (a full disk, an I/O error): makes the write log accept appends again, once it can. Until
+     * then every append fails, in order, so none made after a failed one is written while the caller has not seen the
+     * failure. See {@link WriteLogService#resumeAppends}. Does not wait for the disk.
+     *
+     * @return completes when appends are accepted again, or exceptionally with a {@link StorageException} if the log
+     *         still cannot be written (call again later)
+     * @throws IllegalStateException unless locked and loaded after the lock
+     */
+    public CompletableFuture<Void> resumeAppends() {
+        stateLock.lock();
+        try {
+            requireReady("resumeAppends");
+        } finally {
+            stateLock.unlock();
+        }
+        return writeLog.resumeAppends(bucket, key);
+    }
+
+    /**
      * Starts the next write log: appends after this call go to it, and the next snapshot is stored at the version
      * before it. Appends that returned before this call began are in the previous log; concurrent {@code appendAsync}
      * calls finish enqueueing first. Capture the state to snapshot at the same moment. Does no I/O.

@@ -73,6 +73,19 @@ public interface WriteLogService {
     void deleteLog(String bucket, String key, long version);
 
     /**
+     * After an append to one of the resource's logs failed (a full disk, an I/O error), makes the logs accept appends
+     * again. Once an append has failed, every append to the resource enqueued after it fails too, in order, until
+     * this succeeds; appends enqueued after this call are written only if it succeeds. Repairing drops whatever the
+     * failed writes left after the last durable record (so a restart reads only what was acknowledged) and checks that
+     * the disk takes writes again. Returns at once; does nothing (and succeeds) if no append has failed.
+     *
+     * @return completes when the logs accept appends again, or exceptionally with a {@link StorageException} if they
+     *         still cannot be written (call again later: appends keep failing meanwhile)
+     * @throws IllegalStateException if this service does not hold the resource's lock
+     */
+    CompletableFuture<Void> resumeAppends(String bucket, String key);
+
+    /**
      * Lists the resource's log versions.
      *
      * @return the versions in ascending order; empty if there are none

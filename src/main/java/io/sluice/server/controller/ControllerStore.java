@@ -27,9 +27,22 @@ public interface ControllerStore extends AutoCloseable {
      * durable in the order of the calls.
      *
      * @return completes when this event and every earlier one are durable; completes exceptionally if that failed
-     *         (the controller then stops accepting changes)
+     *         (the controller then accepts no changes until {@link #rewriteFailed()} succeeds)
      */
     CompletableFuture<Void> append(ControllerEvent event);
+
+    /**
+     * After appends failed (a full disk): makes the events whose appends failed durable after all, in their order,
+     * once the store can write again, so the log again holds every event the controller applied. Called only while
+     * no append is being made. Does not block.
+     *
+     * @return completes when every failed event is durable, or exceptionally if the store still cannot write (try
+     *         again later); by default the store cannot recover
+     */
+    default CompletableFuture<Void> rewriteFailed() {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "this controller store cannot recover from a failed append"));
+    }
 
     /** Releases resources; further appends fail. Does not throw. */
     @Override

@@ -18,8 +18,11 @@ import io.sluice.errors.StreamingInterruptedException;
  * lock, which {@link ControllerEvent}s to log, apply them and hand them to the {@link ControllerStore} (which only
  * queues them), then wait for durability outside the lock. Decisions are quick and do no I/O.
  *
- * <p>If the store fails to make an event durable, the model is ahead of the log; the journal then refuses every
- * further write ({@link ServiceUnavailableException}) so no client sees more state that could be lost.
+ * <p>If the store fails to make an event durable (a full disk), the model is ahead of the log; the journal then refuses
+ * every further write ({@link ServiceUnavailableException}, naming the cause) so no client sees more state that could
+ * be lost. The next write first asks the store to write the failed events after all
+ * ({@link ControllerStore#rewriteFailed()}); once that succeeds the log matches the model again and writes are
+ * accepted. (So a change whose caller was told it failed can still take effect, as after a timeout.)
  *
  * <p>Thread-safe.
  */
@@ -42,6 +45,8 @@ final class Journal {
     private final ControllerModel model = new ControllerModel();
     private final ControllerStore store;
     private volatile Throwable failure;
+    /** Guarded by lock: the store's attempt to write the failed events, while one is running. */
+    private CompletableFuture<Void> rewriting;
 
     Journal(ControllerStore store) {
         this.store = store;
@@ -85,6 +90,9 @@ final class Journal {
      * @throws ServiceUnavailableException if the store failed now or earlier
      */
     <T> T write(Function<ControllerModel, Decision<T>> decide) {
+        if (failure != null) {
+            recoverOrThrow();
+        }
         List<CompletableFuture<Void>> durable = new ArrayList<>();
         Decision<T> decision;
         lock.lock();
@@ -106,19 +114,76 @@ final class Journal {
                 throw new StreamingInterruptedException("interrupted while the controller's metadata was logged", e);
             } catch (ExecutionException e) {
                 if (failure == null) {
-                    LOG.error("controller metadata could not be made durable; refusing further changes", e.getCause());
+                    LOG.error("controller metadata could not be made durable ({}); refusing changes until it can be",
+                            reason(e.getCause()));
                 }
                 failure = e.getCause();
-                throw new ServiceUnavailableException("controller metadata could not be made durable", e.getCause());
+                throw new ServiceUnavailableException("the controller cannot write its metadata: "
+                        + reason(e.getCause()), e.getCause());
             }
         }
         return decision.result();
     }
 
+    /** Has the store write the events that failed; returns once it did, throws if it still cannot. */
+    private void recoverOrThrow() {
+        CompletableFuture<Void> attempt;
+        lock.lock();
+        try {
+            if (failure == null) {
+                return;
+            }
+            if (rewriting == null) {
+                rewriting = store.rewriteFailed();
+            }
+            attempt = rewriting;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            attempt.get();
+            lock.lock();
+            try {
+                if (rewriting == attempt) {
+                    rewriting = null;
+                    failure = null;
+                    LOG.info("controller metadata is durable again; accepting changes");
+                }
+            } finally {
+                lock.unlock();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while the controller's metadata was logged", e);
+        } catch (ExecutionException e) {
+            lock.lock();
+            try {
+                if (rewriting == attempt) {
+                    rewriting = null;
+                }
+            } finally {
+                lock.unlock();
+            }
+            throw new ServiceUnavailableException("the controller cannot write its metadata: " + reason(e.getCause()),
+                    e.getCause());
+        }
+    }
+
     private void checkHealthy() {
         Throwable f = failure;
         if (f != null) {
-            throw new ServiceUnavailableException("controller metadata store failed earlier", f);
+            throw new ServiceUnavailableException("the controller cannot write its metadata: " + reason(f), f);
         }
+    }
+
+    /** @return the innermost message of a failure ("No space left on device") */
+    private static String reason(Throwable f) {
+        String message = f.toString();
+        for (Throwable t = f; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                message = t.getMessage();
+            }
+        }
+        return message;
     }
 }

@@ -1,0 +1,24 @@
+package io.sluice.storage;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+
+/**
+ * Opens the files {@link LocalStorage} keeps data in: write logs, chunk files and snapshots (lock files and
+ * directories are opened directly). {@link #DEFAULT} is {@link FileChannel#open(Path, OpenOption...)}; tests pass one
+ * whose channels fail the way a full disk does, to check that the storage and the server recover.
+ */
+@FunctionalInterface
+public interface FileOpener {
+    /** Opens files with {@link FileChannel#open(Path, OpenOption...)}. */
+    FileOpener DEFAULT = FileChannel::open;
+
+    /**
+     * Opens or creates a file.
+     *
+     * @throws IOException as {@link FileChannel#open(Path, OpenOption...)} does
+     */
+    FileChannel open(Path file, OpenOption... options) throws IOException;
+}
