@@ -887,16 +887,15 @@ final class SegmentContainer {
     }
 
     /**
-     * Builds a SegmentRead of up to {@code max} bytes at {@code offset} (which is below the length). Bytes in memory
-     * are not copied: the reply is a view of the memory chunk that holds {@code offset}, ending with that chunk (a
-     * client reads on from there), so any number of replies of the same data costs the server no more memory.
+     * Builds a SegmentRead of up to {@code max} bytes at {@code offset} (which is below the length). Bytes that lie
+     * in one memory chunk are not copied: the reply is a view of it, so any number of replies of the same data (reads
+     * parked at the tail, woken by one append) costs the server no more memory. A read across chunks is copied.
      */
     private Object readReply(Segment s, long offset, int max, long requestId) {
         int n = (int) Math.min(max, s.length() - offset);
-        if (s.data.chunkAt(offset) instanceof SegmentData.MemoryChunk m) {
-            ByteBuffer view = m.view(offset, (int) Math.min(n, m.offset() + m.length() - offset));
-            boolean end = offset + view.remaining() == s.length();
-            return new SegmentRead(s.name, offset, end && !s.sealed, end && s.sealed, view, requestId);
+        if (s.data.chunkAt(offset) instanceof SegmentData.MemoryChunk m && offset + n <= m.offset() + m.length()) {
+            boolean end = offset + n == s.length();
+            return new SegmentRead(s.name, offset, end && !s.sealed, end && s.sealed, m.view(offset, n), requestId);
         }
         boolean end = offset + n == s.length();
         boolean atTail = end && !s.sealed;
