@@ -72,7 +72,8 @@ final class FuzzClient {
         try {
             s.setSoTimeout(IDLE_MS);
             FuzzInput.Behaviour behaviour = input.behaviour();
-            boolean reads = behaviour == FuzzInput.Behaviour.READ_REPLIES || behaviour == FuzzInput.Behaviour.HALF_CLOSE;
+            boolean reads = behaviour == FuzzInput.Behaviour.READ_REPLIES
+                    || behaviour == FuzzInput.Behaviour.HALF_CLOSE;
             send(s, input, reads);
             Outcome outcome = switch (behaviour) {
                 case READ_REPLIES -> read(s);

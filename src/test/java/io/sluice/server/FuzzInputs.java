@@ -598,6 +598,11 @@ final class FuzzInputs {
                         new MergeSegments(8, SEGMENTS.get(0), name, "", List.of()),
                         new MergeSegments(9, name, SEGMENTS.get(1), "", List.of()));
                 WireCommand c = requests.get(r.nextInt(requests.size()));
+                if (r.nextBoolean()) {
+                    // the name exists then: replies that quote it with more text are longer still
+                    out.add(encode(new CreateSegment(10, name, (byte) 0, 0, "", 0)));
+                    what.append("CreateSegment, then ");
+                }
                 byte[] f = encode(c);
                 if (f != null) {
                     out.add(f);

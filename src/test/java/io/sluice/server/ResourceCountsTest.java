@@ -25,6 +25,15 @@ class ResourceCountsTest {
         SegmentStore store = SegmentStore.inMemory(1);
         try (SegmentStoreServer server = new SegmentStoreServer(store,
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null, TokenVerifier.ACCEPT_ALL)) {
+            // the JDK starts its pollers of virtual threads' sockets (threads, epoll descriptors) on first use
+            try (java.net.Socket first = new java.net.Socket(server.endpoint().host(), server.endpoint().port())) {
+                while (server.connectionCount() == 0) {
+                    Thread.yield();
+                }
+            }
+            while (server.connectionCount() > 0) {
+                Thread.yield();
+            }
             ResourceCounts before = ResourceCounts.of(server);
             assertThat(ResourceCounts.of(server).leaksSince(before)).isEmpty();
             CountDownLatch release = new CountDownLatch(1);

@@ -66,8 +66,8 @@ import org.slf4j.LoggerFactory;
  * server logged no ERROR. An error the server logs names the peer's port, which names the input.
  *
  * <p><b>Runs</b>: by default (what {@code scripts/mvn -B verify} runs) the fixed {@link #REGRESSION_SEEDS}, then the
- * fixed sequence of seeds {@code BASE_SEED + i} for a budget of {@value #DEFAULT_SECONDS} s: about 30 s in all. System
- * properties for longer runs and replays:
+ * fixed sequence of seeds {@link #seedOf seedOf(BASE_SEED, i)}, i = 0, 1, ... for a budget of {@value #DEFAULT_SECONDS}
+ * s: about 30 s in all. System properties for longer runs and replays (also in README.md, "Building and testing"):
  * <ul>
  *   <li>{@code -Dsluice.fuzz.seconds=3600}: the budget of the fuzzing phase;</li>
  *   <li>{@code -Dsluice.fuzz.inputs=1000000}: stop after that many inputs (whichever comes first);</li>
@@ -76,7 +76,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code -Dsluice.fuzz.seed=S1,S2}: replay exactly these inputs, one after the other.</li>
  * </ul>
  * A failure lists each failing input by seed with what it was and the server's error, e.g.
- * {@code scripts/mvn -B test -Dtest=WireFuzzTest -Dsluice.fuzz.seed=-4962768465676381896} replays one.
+ * {@code scripts/mvn -B test -Dtest=WireFuzzTest -Dsluice.fuzz.seed=-2288678481758596996} replays one.
  */
 class WireFuzzTest {
     static final long BASE_SEED = 0x51_0C3_F022L;
@@ -87,8 +87,10 @@ class WireFuzzTest {
         4011349428908619215L, // ReadTableKeys with fromKey > toKey: IllegalArgumentException in the server
         -4327793934415922688L, // ReadTableEntries with fromKey > toKey
         -7471860104258649853L, // ReadTableEntriesDelta with suggestedEntryCount 2^31-1: fromIndex(0) > toIndex
+        -8739390540104871183L, // GetTableSegmentInfo on a plain 65535-byte segment: its reply cannot be encoded
+        5582902288124662070L, // ReadTable on it: the same (kills the writer thread)
     };
-    static final int DEFAULT_SECONDS = 18;
+    static final int DEFAULT_SECONDS = 22;
     static final Duration STALL_LIMIT = Duration.ofSeconds(15);
     /** How long closed connections may take to go, after each batch and (three times) at the end. */
     private static final Duration SETTLE = Duration.ofSeconds(5);
@@ -101,8 +103,11 @@ class WireFuzzTest {
     private final String replay = System.getProperty("sluice.fuzz.seed", "");
 
     private final FuzzFindings findings = new FuzzFindings();
-    /** The seed of the input on each local port (the server logs peers by port); ports are reused, seeds are not. */
-    private final Map<Integer, Long> byPort = new ConcurrentHashMap<>();
+    /**
+     * The seeds of the last two inputs on each local port (the server logs peers by port): a port is reused, and a
+     * server thread may log after its peer's port went to the next connection.
+     */
+    private final Map<Integer, long[]> byPort = new ConcurrentHashMap<>();
     private final AtomicInteger inputsRun = new AtomicInteger();
     private final AtomicInteger repliesRead = new AtomicInteger();
     private final AtomicInteger halfOpen = new AtomicInteger();
@@ -129,6 +134,10 @@ class WireFuzzTest {
         Path captures = Path.of(System.getProperty("sluice.captures", "src/test/resources/captures"));
         FuzzInputs inputs = FuzzInputs.load(captures);
         ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor();
+        // threads not started by Threads (gRPC's, the JDK's) have no handler of their own: record what kills them
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> findings.add(null, "thread " + t.getName()
+                + " died of an uncaught " + e));
         try (ServerLogWatch log = ServerLogWatch.install();
              EmbeddedServer server = EmbeddedServer.builder().inMemory().build()) {
             // the log watch sees what slf4j-simple writes, or the ERROR check below would prove nothing
@@ -199,9 +208,11 @@ class WireFuzzTest {
                 findings.add(null, uncaught + " exceptions reached an uncaught-exception handler");
             }
             for (ServerLogWatch.ErrorRecord e : log.errors()) {
-                Long seed = e.peerPort().isPresent() ? byPort.get(e.peerPort().getAsInt()) : null;
-                FuzzInput input = seed == null ? null : inputs.generate(seed);
-                findings.add(input, "the server logged:\n" + e.head(14));
+                long[] seeds = e.peerPort().isPresent() ? byPort.get(e.peerPort().getAsInt()) : null;
+                FuzzInput input = seeds == null ? null : inputs.generate(seeds[0]);
+                String earlier = seeds == null || seeds.length < 2 ? ""
+                        : " (or by seed " + seeds[1] + ", the input on that port before)";
+                findings.add(input, "the server logged" + earlier + ":\n" + e.head(14));
             }
             System.out.printf("wire fuzz: %d inputs in %d s, %d replies read, %d half-open connections, %d WARN and %d"
                     + " ERROR records; before: %s; after: %s%n", inputsRun.get(),
@@ -209,6 +220,7 @@ class WireFuzzTest {
                     log.errorCount(), before, after[0]);
         } finally {
             watchdog.shutdownNow();
+            Thread.setDefaultUncaughtExceptionHandler(previous);
         }
         return findings;
     }
@@ -252,7 +264,8 @@ class WireFuzzTest {
                 entries.add(new TableEntry(new TableKey(ByteBuffer.wrap(new byte[] {0, 0, 0, (byte) (i * 30)}),
                         TableKey.NO_VERSION), new TableValue(ByteBuffer.wrap(new byte[] {(byte) i}))));
             }
-            flow.send(new UpdateTableEntries(flow.nextRequestId(), FuzzInputs.TABLE, "", new TableEntries(entries), -1));
+            flow.send(new UpdateTableEntries(flow.nextRequestId(), FuzzInputs.TABLE, "", new TableEntries(entries),
+                    -1));
             assertThat(flow.await(deadline)).isInstanceOf(TableEntriesUpdated.class);
         }
     }
@@ -333,7 +346,8 @@ class WireFuzzTest {
     private void runOne(FuzzInput input, FuzzClient client, Queue<Socket> held) {
         inputsRun.incrementAndGet();
         try {
-            FuzzClient.Outcome outcome = client.run(input, port -> byPort.put(port, input.seed()));
+            FuzzClient.Outcome outcome = client.run(input, port -> byPort.compute(port,
+                    (p, seeds) -> seeds == null ? new long[] {input.seed()} : new long[] {input.seed(), seeds[0]}));
             repliesRead.addAndGet(outcome.replies());
             if (outcome.held() != null) {
                 held.add(outcome.held());
