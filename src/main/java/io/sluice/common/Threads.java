@@ -3,6 +3,7 @@ package io.sluice.common;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,11 +12,19 @@ import org.slf4j.LoggerFactory;
  * The one place Sluice creates threads: virtual threads with readable names and an uncaught-exception handler
  * that logs (and platform threads for connection readers configured so). Never pool virtual threads; start one per
  * task.
+ *
+ * <p>Virtual threads do not show up in {@link Thread#getAllStackTraces()}, so this class counts the ones it started
+ * that are still running ({@link #liveVirtualThreads()}) and the exceptions that reached its handler
+ * ({@link #uncaughtExceptions()}): cheap counters that let a test see a thread leak or a thread dying.
  */
 public final class Threads {
     private static final Logger LOG = LoggerFactory.getLogger(Threads.class);
-    private static final Thread.UncaughtExceptionHandler LOG_UNCAUGHT =
-            (t, e) -> LOG.error("uncaught exception in thread {}", t.getName(), e);
+    private static final LongAdder LIVE_VIRTUAL = new LongAdder();
+    private static final LongAdder UNCAUGHT = new LongAdder();
+    private static final Thread.UncaughtExceptionHandler LOG_UNCAUGHT = (t, e) -> {
+        UNCAUGHT.increment();
+        LOG.error("uncaught exception in thread {}", t.getName(), e);
+    };
 
     private Threads() {
     }
@@ -27,7 +36,7 @@ public final class Threads {
      * @return the started thread
      */
     public static Thread startVirtual(String name, Runnable task) {
-        return Thread.ofVirtual().name(name).uncaughtExceptionHandler(LOG_UNCAUGHT).start(task);
+        return Thread.ofVirtual().name(name).uncaughtExceptionHandler(LOG_UNCAUGHT).start(counted(task));
     }
 
     /**
@@ -46,7 +55,8 @@ public final class Threads {
      * @return a factory of virtual threads
      */
     public static ThreadFactory virtualFactory(String prefix) {
-        return Thread.ofVirtual().name(prefix, 0).uncaughtExceptionHandler(LOG_UNCAUGHT).factory();
+        ThreadFactory factory = Thread.ofVirtual().name(prefix, 0).uncaughtExceptionHandler(LOG_UNCAUGHT).factory();
+        return task -> factory.newThread(counted(task));
     }
 
     /**
@@ -55,5 +65,26 @@ public final class Threads {
      */
     public static ExecutorService perTaskExecutor(String prefix) {
         return Executors.newThreadPerTaskExecutor(virtualFactory(prefix));
+    }
+
+    /** @return how many virtual threads started here are running now (started and not yet finished) */
+    public static long liveVirtualThreads() {
+        return LIVE_VIRTUAL.sum();
+    }
+
+    /** @return how many exceptions reached the uncaught-exception handler of threads started here, since start-up */
+    public static long uncaughtExceptions() {
+        return UNCAUGHT.sum();
+    }
+
+    private static Runnable counted(Runnable task) {
+        return () -> {
+            LIVE_VIRTUAL.increment();
+            try {
+                task.run();
+            } finally {
+                LIVE_VIRTUAL.decrement();
+            }
+        };
     }
 }

@@ -25,13 +25,19 @@ public final class FrameCodec {
      * Appends one frame to {@code out}.
      *
      * @throws IllegalArgumentException if the frame would exceed {@link WireProtocol#MAX_WIRECOMMAND_SIZE}
-     *     (header included, which is what a Pravega server accepts); {@code out} is left as it was
+     *     (header included, which is what a Pravega server accepts) or a field cannot be encoded (a string longer
+     *     than 65535 bytes); {@code out} is left as it was, so a caller may go on writing other frames
      */
     public static void encode(WireCommand command, WireOutput out) {
         int start = out.position();
         out.writeInt(command.type().code());
         out.writeInt(0);
-        command.writeFields(out);
+        try {
+            command.writeFields(out);
+        } catch (IllegalArgumentException e) {
+            out.reset(start);
+            throw e;
+        }
         int length = out.position() - start - WireProtocol.HEADER_SIZE;
         if (length + WireProtocol.HEADER_SIZE > WireProtocol.MAX_WIRECOMMAND_SIZE) {
             out.reset(start);

@@ -150,6 +150,24 @@ class FrameCodecTest {
     }
 
     @Test
+    void aStringTooLongForTheWireLeavesTheOutputAsItWas() {
+        // found by WireFuzzTest: a reply quoting a 65535-byte segment name cannot be encoded; a caller that catches
+        // the refusal and goes on must not send the half-written frame
+        WireOutput out = new WireOutput();
+        FrameCodec.encode(new KeepAlive(), out);
+        String name = "s".repeat(0xFFFF);
+        assertThatThrownBy(() -> FrameCodec.encode(new ErrorMessage(1, name, name + " is not a table segment",
+                ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION), out))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("too long for the wire");
+        assertThat(out.position()).isEqualTo(8);
+        FrameCodec.encode(new KeepAlive(), out);
+        ByteBuffer two = out.buffer();
+        assertThat(FrameCodec.decode(two)).isEqualTo(new KeepAlive());
+        assertThat(FrameCodec.decode(two)).isEqualTo(new KeepAlive());
+        assertThat(two.hasRemaining()).isFalse();
+    }
+
+    @Test
     void typeIndexIsComplete() {
         assertThat(WireCommandType.values()).hasSize(70);
         for (WireCommandType t : WireCommandType.values()) {
