@@ -171,7 +171,8 @@ abstract class ConnectedCommand<C> implements Callable<Integer> {
 
     private int fail(RuntimeException e) {
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        if (unreachable(e)) {
+        // a segment store that cannot be reached names itself ("cannot connect to segment store HOST:PORT")
+        if (unreachable(e) && !message.contains("segment store")) {
             message = "the controller at " + config.controllerUri() + " is not available: " + message;
             Throwable root = e;
             while (root.getCause() != null && root.getCause() != root) {

@@ -90,9 +90,12 @@ public final class Main implements Runnable {
      */
     public static void main(String[] args) {
         if (System.getProperty(LOG_LEVEL_PROPERTY) == null) {
-            // the library logs progress at INFO; a command line prints its result and nothing else
+            // the library logs progress at INFO and what it recovers from at WARN (e.g. a segment writer that gives
+            // up, before the command reports the failure in one line); a command line prints its result and nothing
+            // else, so only errors are logged without --verbose; the server, which runs on, still logs warnings
             boolean verbose = Arrays.asList(args).contains("--verbose") || Arrays.asList(args).contains("-v");
-            System.setProperty(LOG_LEVEL_PROPERTY, verbose ? "info" : "warn");
+            boolean server = args.length > 0 && args[0].equals("server");
+            System.setProperty(LOG_LEVEL_PROPERTY, verbose ? "info" : server ? "warn" : "error");
         }
         System.exit(run(args));
     }

@@ -295,7 +295,8 @@ class EventCommandsTest {
                     "--timeout", "3s");
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             assertThat(bench.status()).isEqualTo(1);
-            assertThat(bench.err()).startsWith("sluice bench: ").contains("cannot connect to segment store");
+            assertThat(bench.err()).startsWith("sluice bench: ").contains("cannot connect to segment store")
+                    .doesNotContain("the controller at");
             assertThat(took).as("bench --timeout 3s took " + took).isLessThan(Duration.ofSeconds(15));
         }
     }
