@@ -22,6 +22,7 @@ import io.sluice.errors.RetriableException;
 import io.sluice.errors.RetriesExhaustedException;
 import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.SegmentTruncatedException;
+import io.sluice.errors.ServiceUnavailableException;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -170,7 +171,8 @@ abstract class ConnectedCommand<C> implements Callable<Integer> {
 
     private int fail(RuntimeException e) {
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        if (e instanceof RetriesExhaustedException || e instanceof RetriableException) {
+        // a segment store that cannot be reached names itself ("cannot connect to segment store HOST:PORT")
+        if (unreachable(e) && !message.contains("segment store")) {
             message = "the controller at " + config.controllerUri() + " is not available: " + message;
             Throwable root = e;
             while (root.getCause() != null && root.getCause() != root) {
@@ -182,6 +184,21 @@ abstract class ConnectedCommand<C> implements Callable<Integer> {
             }
         }
         return fail(spec, e, message, options.json, options.verbose);
+    }
+
+    /**
+     * Whether a failure means that the server could not be reached (a connection that failed, an answer that did not
+     * come in time), rather than that it answered with an error: a controller that reports an internal error
+     * ({@code INTERNAL}, {@code UNKNOWN}, ...; {@link ServiceUnavailableException}) is there, and its own message is
+     * what the user needs, even when the client retried it until its time was up.
+     *
+     * @param failure what a command threw
+     * @return true for an unreachable server
+     */
+    static boolean unreachable(Throwable failure) {
+        Throwable last = failure instanceof RetriesExhaustedException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return last instanceof RetriableException && !(last instanceof ServiceUnavailableException);
     }
 
     /**
@@ -215,8 +232,9 @@ abstract class ConnectedCommand<C> implements Callable<Integer> {
 
     /**
      * The {@code code} of a JSON error object: {@code not-found}, {@code already-exists}, {@code precondition-failed},
-     * {@code invalid-argument}, {@code unauthenticated}, {@code unauthorized}, {@code unavailable},
-     * {@code incompatible}, or {@code failed}. Looks through wrapping exceptions for the first it can classify.
+     * {@code invalid-argument}, {@code unauthenticated}, {@code unauthorized}, {@code unavailable} (the server could
+     * not be reached, see {@link #unreachable}), {@code incompatible}, or {@code failed} (also when the server
+     * answered with an internal error). Looks through wrapping exceptions for the first it can classify.
      *
      * @param failure a failure
      * @return its code
@@ -235,7 +253,8 @@ abstract class ConnectedCommand<C> implements Callable<Integer> {
                 case InvalidRequestException e -> "invalid-argument";
                 case AuthenticationException e -> "unauthenticated";
                 case AuthorizationException e -> "unauthorized";
-                case RetriesExhaustedException e -> "unavailable";
+                case RetriesExhaustedException e -> unreachable(e) ? "unavailable" : null;
+                case ServiceUnavailableException e -> "failed";
                 case RetriableException e -> "unavailable";
                 case IncompatibleServerException e -> "incompatible";
                 case ProtocolException e -> "incompatible";

@@ -6,11 +6,14 @@ import java.util.function.Function;
 
 import io.sluice.auth.BasicCredentials;
 import io.sluice.client.ClientConfig;
+import io.sluice.common.Retry;
 import io.sluice.connection.ConnectionConfig;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.TlsConfig;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.controller.ControllerUri;
+import io.sluice.stream.ReaderConfig;
+import io.sluice.stream.WriterConfig;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
@@ -28,6 +31,10 @@ final class ControllerOptions {
     static final String ENV_PASSWORD = "SLUICE_PASSWORD";
     /** The longest a command waits for one connection to a segment store. */
     private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** The longest wait between two attempts of a writer or reader (Pravega's). */
+    private static final Duration MAX_RETRY_WAIT = Duration.ofSeconds(20);
+    /** The most attempts of a writer or reader (Pravega's). */
+    private static final int MAX_RETRY_ATTEMPTS = 10;
     /** The controller when neither {@code --controller} nor {@value #ENV_CONTROLLER} says otherwise. */
     static final String DEFAULT_CONTROLLER = "tcp://127.0.0.1:9090";
 
@@ -47,7 +54,8 @@ final class ControllerOptions {
     String password;
 
     @Option(names = "--trust-store", paramLabel = "PEM", order = 103,
-            description = "CA certificates (PEM) to trust for tls:// and pravegas:// (default: the JVM's trust store)")
+            description = "CA certificates (PEM) to trust for tls:// and pravegas:// (default: the JVM's trust store); "
+                    + "an error with a plain tcp:// or pravega:// controller")
     Path trustStore;
 
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s", order = 104,
@@ -90,6 +98,10 @@ final class ControllerOptions {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(uriSource + ": " + e.getMessage(), e);
         }
+        if (trustStore != null && !uri.tls()) {
+            throw new IllegalArgumentException("--trust-store applies to TLS only, but " + uriSource + " is "
+                    + uriText + " (plain TCP): use a tls:// or pravegas:// URI, or leave out --trust-store");
+        }
         if (timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("--timeout must be positive: " + timeout);
         }
@@ -109,6 +121,50 @@ final class ControllerOptions {
             throw new IllegalArgumentException("--password needs a user: give --user or set $" + ENV_USER);
         }
         return b.build();
+    }
+
+    /**
+     * Pravega's retry policy for lost connections (waits of 1 ms, growing tenfold), with waits of at most a third of
+     * {@code timeout} (and 20 s) and as many attempts as fit: the waits of all retries add up to no more than
+     * {@code timeout}. With Pravega's own policy a writer or reader whose server is gone retries for about 90 s,
+     * whatever {@code --timeout} says.
+     *
+     * @param timeout the command's {@code --timeout}
+     * @return the policy for the command's writers and readers
+     */
+    static Retry retryWithin(Duration timeout) {
+        Duration third = timeout.dividedBy(3);
+        Retry policy = Retry.withExpBackoff(Duration.ofMillis(1), 10, Integer.MAX_VALUE,
+                third.compareTo(MAX_RETRY_WAIT) < 0 ? third : MAX_RETRY_WAIT);
+        long budget = timeout.toNanos();
+        long waits = 0;
+        int attempts = 1;
+        while (attempts < MAX_RETRY_ATTEMPTS) {
+            long next = policy.backoff(attempts).toNanos();
+            if (waits + next > budget) {
+                break;
+            }
+            waits += next;
+            attempts++;
+        }
+        return policy.withMaxAttempts(attempts);
+    }
+
+    /**
+     * @param timeout the command's {@code --timeout}
+     * @return how a command's writer behaves: a write waits at most {@code timeout} for room, lost connections are
+     *     retried as {@link #retryWithin} says
+     */
+    static WriterConfig writerConfig(Duration timeout) {
+        return WriterConfig.DEFAULT.withBackpressureTimeout(timeout).withRetry(retryWithin(timeout));
+    }
+
+    /**
+     * @param timeout the command's {@code --timeout}
+     * @return how a command's readers behave: lost connections are retried as {@link #retryWithin} says
+     */
+    static ReaderConfig readerConfig(Duration timeout) {
+        return ReaderConfig.DEFAULT.withRetry(retryWithin(timeout));
     }
 
     /**

@@ -19,6 +19,7 @@ import io.sluice.admin.ReaderGroupManager;
 import io.sluice.admin.StreamInfo;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
+import io.sluice.errors.AuthorizationException;
 import io.sluice.errors.NoSuchStreamException;
 import io.sluice.errors.PreconditionFailedException;
 import io.sluice.errors.SluiceException;
@@ -75,7 +76,7 @@ final class EventCommands {
             BufferedReader in = new BufferedReader(new InputStreamReader(main.stdin(), StandardCharsets.UTF_8));
             long written = 0;
             try (EventStreamWriter<String> writer = client.newWriter(stream.scope(), stream.name(),
-                    Serializers.utf8())) {
+                    Serializers.utf8(), ControllerOptions.writerConfig(options.timeout))) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                     try {
                         writer.write(key, line);
@@ -144,6 +145,24 @@ final class EventCommands {
             }
         }
 
+        /**
+         * Says what a refused read needs: reading goes through a reader group, whose state the readers write to the
+         * stream {@code SCOPE/_RG<group>}, so a user with only {@code READ} rights cannot read.
+         */
+        @Override
+        RuntimeException refine(RuntimeException failure, SluiceClient client) {
+            if (!(failure instanceof AuthorizationException)) {
+                return super.refine(failure, client);
+            }
+            String groupStream = stream.scope() + "/_RG" + (group != null ? group : "sluice-read-...");
+            return new AuthorizationException(failure.getMessage() + "; 'read' reads through a reader group, which "
+                    + "needs READ_UPDATE on the scope " + stream.scope() + " (to create and delete the group) and on "
+                    + "its state stream " + groupStream + ", and on servers that give a stream's segments only to "
+                    + "users who may update it (the embedded server does) on " + stream + " too: grant e.g. "
+                    + stream.scope() + "/*=READ_UPDATE (README: 'Rights each command needs')",
+                    failure);
+        }
+
         @Override
         void validate() {
             if (from != null && !from.equals("head") && !from.equals("tail")) {
@@ -179,7 +198,8 @@ final class EventCommands {
             Runtime.getRuntime().addShutdownHook(hook);
             try {
                 try (EventStreamReader<ByteBuffer> reader = client.newReader(stream.scope(), name,
-                        "sluice-read-" + BenchCommand.randomSuffix(), Serializers.byteBuffer())) {
+                        "sluice-read-" + BenchCommand.randomSuffix(), Serializers.byteBuffer(),
+                        ControllerOptions.readerConfig(options.timeout))) {
                     print(reader, stop);
                 } finally {
                     if (group == null) {

@@ -90,9 +90,12 @@ public final class Main implements Runnable {
      */
     public static void main(String[] args) {
         if (System.getProperty(LOG_LEVEL_PROPERTY) == null) {
-            // the library logs progress at INFO; a command line prints its result and nothing else
+            // the library logs progress at INFO and what it recovers from at WARN (e.g. a segment writer that gives
+            // up, before the command reports the failure in one line); a command line prints its result and nothing
+            // else, so only errors are logged without --verbose; the server, which runs on, still logs warnings
             boolean verbose = Arrays.asList(args).contains("--verbose") || Arrays.asList(args).contains("-v");
-            System.setProperty(LOG_LEVEL_PROPERTY, verbose ? "info" : "warn");
+            boolean server = args.length > 0 && args[0].equals("server");
+            System.setProperty(LOG_LEVEL_PROPERTY, verbose ? "info" : server ? "warn" : "error");
         }
         System.exit(run(args));
     }
@@ -165,6 +168,7 @@ public final class Main implements Runnable {
             cli.addSubcommand(command.getAnnotation(Command.class).name(), command);
         }
         cli.setParameterExceptionHandler(Main::usageError);
+        cli.setExecutionExceptionHandler(Main::executionError);
         return cli;
     }
 
@@ -188,6 +192,56 @@ public final class Main implements Runnable {
         err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
         err.flush();
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /**
+     * What a command threw and did not report itself: one line naming the command and the problem on standard error,
+     * exit status 1; the stack trace too when the command line has {@code --verbose}. Every command that reports its
+     * own failures (the controller commands, {@code demo}) does so in the same form.
+     */
+    private static int executionError(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+        PrintWriter err = cmd.getErr();
+        err.println(cmd.getCommandSpec().qualifiedName() + ": " + describe(e));
+        if (verbose(parsed)) {
+            e.printStackTrace(err);
+        }
+        err.flush();
+        return ConnectedCommand.FAILED;
+    }
+
+    /** @return whether {@code --verbose} (or {@code -v}) was given to any command on the line */
+    private static boolean verbose(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (p.hasMatchedOption("--verbose")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * One line about a failure: its message, and the message of its root cause when that says something the first
+     * does not (e.g. the operating system's "Address already in use").
+     *
+     * @param failure what failed
+     * @return the line
+     */
+    static String describe(Throwable failure) {
+        String message = messageOf(failure);
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String rootMessage = root == failure ? null : root.getMessage();
+        if (rootMessage != null && !rootMessage.isBlank() && !message.contains(rootMessage)) {
+            message += " (" + rootMessage + ")";
+        }
+        return message.replace('\n', ' ');
+    }
+
+    private static String messageOf(Throwable t) {
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
     }
 
     @Override

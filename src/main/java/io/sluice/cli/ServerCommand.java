@@ -42,10 +42,12 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
     private String host;
 
-    @Option(names = "--controller-port", defaultValue = "9090", description = "controller (gRPC) port; 0 for any free port (default: ${DEFAULT-VALUE})")
+    @Option(names = "--controller-port", defaultValue = "9090", converter = PortConverter.class,
+            description = "controller (gRPC) port; 0 for any free port (default: ${DEFAULT-VALUE})")
     private int controllerPort;
 
-    @Option(names = "--segment-store-port", defaultValue = "12345", description = "segment store port; 0 for any free port (default: ${DEFAULT-VALUE})")
+    @Option(names = "--segment-store-port", defaultValue = "12345", converter = PortConverter.class,
+            description = "segment store port; 0 for any free port (default: ${DEFAULT-VALUE})")
     private int segmentStorePort;
 
     @Option(names = "--containers", defaultValue = "1", description = "segment containers, each with its own write log (default: ${DEFAULT-VALUE}); fixed for a data directory")
@@ -59,7 +61,9 @@ final class ServerCommand implements Callable<Integer> {
     private long snapshotAfter;
 
     @Option(names = "--auth", paramLabel = "PASSWORD_FILE",
-            description = "require Basic credentials from PASSWORD_FILE (lines user:pbkdf2-sha256$iterations$salt$hash:acl) and delegation tokens on the segment store")
+            description = "require Basic credentials from PASSWORD_FILE (UTF-8, lines "
+                    + "user:pbkdf2-sha256$iterations$salt$hash:acl; at least one user) and delegation tokens on the "
+                    + "segment store")
     private Path passwordFile;
 
     @Option(names = "--ready-file", paramLabel = "FILE", description = "once ready, write the controller URI to FILE (for scripts)")
@@ -70,6 +74,28 @@ final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--tls-key", paramLabel = "PEM", description = "the certificate's unencrypted PKCS#8 private key (BEGIN PRIVATE KEY)")
     private Path tlsKey;
+
+    @Option(names = {"-v", "--verbose"},
+            description = "log the server's progress (INFO) and print the stack trace of a failure")
+    private boolean verbose;
+
+    /** Reads a TCP port: 0 to 65535 (a usage error otherwise). */
+    static final class PortConverter implements picocli.CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            int port;
+            try {
+                port = Integer.parseInt(value.strip());
+            } catch (NumberFormatException e) {
+                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a port number");
+            }
+            if (port < 0 || port > 65535) {
+                throw new picocli.CommandLine.TypeConversionException(port + " is not a port: ports are 0 (any free "
+                        + "port) to 65535");
+            }
+            return port;
+        }
+    }
 
     /**
      * The system property that keeps (shaded) Netty from loading its native epoll transport: the controller's gRPC
@@ -139,8 +165,17 @@ final class ServerCommand implements Callable<Integer> {
         @Option(names = "--acl", required = true, description = "what the user may do")
         private String acl;
 
+        @Option(names = {"-v", "--verbose"}, description = "print the stack trace of a failure")
+        private boolean verbose;
+
         @Override
         public Integer call() throws IOException {
+            // the arguments before the password: a mistake is reported before anyone types a secret
+            try {
+                io.sluice.server.controller.PasswordFile.entry(user, "-".toCharArray(), acl, 1);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            }
             InputStream in = ((Main) spec.root().userObject()).stdin();
             String password = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
             if (password == null || password.isEmpty()) {

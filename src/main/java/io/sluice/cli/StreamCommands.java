@@ -134,7 +134,8 @@ final class StreamCommands {
                 "Fails if the stream already exists (already-exists) or its scope does not (not-found)."},
             footer = Main.EXIT_STATUS)
     static final class Create extends StreamCommand {
-        @Option(names = "--segments", paramLabel = "N", description = "a fixed number of segments")
+        @Option(names = "--segments", paramLabel = "N", description = "a fixed number of segments (1 to "
+                + Create.MAX_SEGMENTS + ")")
         Integer segments;
 
         @Option(names = "--scale-by-events-per-sec", paramLabel = "RATE",
@@ -150,7 +151,8 @@ final class StreamCommands {
         Integer scaleFactor;
 
         @Option(names = "--min-segments", paramLabel = "M",
-                description = "with a scaling policy: the fewest segments (default 1); also the initial count")
+                description = "with a scaling policy: the fewest segments (default 1, at most " + Create.MAX_SEGMENTS
+                        + "); also the initial count")
         Integer minSegments;
 
         @Option(names = "--retention-time", paramLabel = "DURATION",
@@ -167,9 +169,17 @@ final class StreamCommands {
 
         private StreamConfiguration configuration;
 
+        /**
+         * The most segments a stream may start with; the embedded controller refuses more too. With long names the
+         * controller's list of a larger stream's segments would outgrow gRPC's 4 MiB message limit.
+         */
+        static final int MAX_SEGMENTS = 5000;
+
         @Override
         void validate() {
             Names.validateUserStream(stream.name());
+            checkSegments("--segments", segments);
+            checkSegments("--min-segments", minSegments);
             int policies = (segments != null ? 1 : 0) + (eventsPerSecond != null ? 1 : 0)
                     + (kibPerSecond != null ? 1 : 0);
             if (policies > 1) {
@@ -201,6 +211,14 @@ final class StreamCommands {
             }
             configuration = StreamConfiguration.builder().scalingPolicy(scaling).retentionPolicy(retention)
                     .tags(tags).build();
+        }
+
+        private static void checkSegments(String option, Integer count) {
+            if (count != null && count > MAX_SEGMENTS) {
+                throw new IllegalArgumentException(option + " must be at most " + MAX_SEGMENTS + " (a stream of more "
+                        + "segments cannot be served: the list of its segments would not fit into one controller "
+                        + "reply), but is " + count);
+            }
         }
 
         @Override

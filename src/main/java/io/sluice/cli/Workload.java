@@ -82,7 +82,8 @@ final class Workload {
      * @param segments fixed segment count of the stream
      * @param readers readers in the reader group
      * @param latencySamples awaited single writes to time (0 for none)
-     * @param idleTimeout the read phase gives up when no event arrived for this long
+     * @param idleTimeout the read phase gives up when no event arrived for this long; also what the writer's and
+     *     readers' retries of lost connections may take (see {@link ControllerOptions#retryWithin})
      */
     record Settings(int events, int size, int segments, int readers, int latencySamples, Duration idleTimeout) {
         /**
@@ -188,7 +189,7 @@ final class Workload {
         }
         created.stream = true;
         try (EventStreamWriter<ByteBuffer> writer = client.newWriter(stream.scope(), stream.name(),
-                Serializers.byteBuffer())) {
+                Serializers.byteBuffer(), ControllerOptions.writerConfig(s.idleTimeout()))) {
             long t0 = System.nanoTime();
             for (int i = 0; i < s.events(); i++) {
                 int key = i % KEYS;
@@ -231,7 +232,8 @@ final class Workload {
         List<EventStreamReader<ByteBuffer>> readers = new ArrayList<>();
         try {
             for (int r = 0; r < s.readers(); r++) {
-                readers.add(client.newReader(scope, group, "reader-" + r, Serializers.byteBuffer()));
+                readers.add(client.newReader(scope, group, "reader-" + r, Serializers.byteBuffer(),
+                        ControllerOptions.readerConfig(s.idleTimeout())));
             }
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong lastEventNanos = new AtomicLong();

@@ -36,8 +36,8 @@ final class WorkloadOptions {
             + "the end of the flush); a new reader group of R readers reads them back (read time: start of the "
             + "readers to the N-th event) and checks every event's content, that none is missing or duplicated, and "
             + "each key's order; then L awaited writes (writeAndWait) one after the other give the latency "
-            + "percentiles. The read phase gives up when no event arrived for --timeout. At the end the run deletes "
-            + "its reader group, stream and scope.";
+            + "percentiles. The read phase gives up when no event arrived for --timeout; a lost server fails the run "
+            + "within about --timeout. At the end the run deletes its reader group, stream and scope.";
 
     /**
      * @param idleTimeout when the read phase gives up

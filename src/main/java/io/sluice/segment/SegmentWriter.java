@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -629,7 +630,10 @@ public final class SegmentWriter implements AutoCloseable {
         }
         closeLease(l);
         LOG.warn("writer of segment {} failed; {} pending events fail with it: {}", segment, failed.size(), cause.getMessage());
-        failed.forEach(e -> e.future().completeExceptionally(cause));
+        // wrapped once: a future failed with anything else wraps it anew (with a stack trace) for each dependent
+        // stage, which for a million pending events takes tens of seconds; get() and join() unwrap it
+        CompletionException wrapped = new CompletionException(cause);
+        failed.forEach(e -> e.future().completeExceptionally(wrapped));
     }
 
     /**
@@ -662,7 +666,8 @@ public final class SegmentWriter implements AutoCloseable {
         receiver.interrupt();
         closeLease(l);
         SluiceException closed = new WriterClosedException("the writer of segment " + segment + " was closed before the event was durable");
-        abandoned.forEach(e -> e.future().completeExceptionally(closed));
+        CompletionException wrapped = new CompletionException(closed); // see fail
+        abandoned.forEach(e -> e.future().completeExceptionally(wrapped));
     }
 
     @Override

@@ -8,6 +8,8 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import javax.net.ssl.SSLContext;
+
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.HandlerRegistry;
@@ -56,8 +58,11 @@ public final class EmbeddedServer implements AutoCloseable {
         // building the controller API's protobuf descriptors takes a few hundred ms on a cold JVM: do it on the
         // other core while the listeners start
         Thread warmUp = warmUp();
+        // the configuration's files first: a bad certificate or password file fails before any recovery or bind
+        SSLContext ssl = b.tls == null ? null : b.tls.sslContext();
+        PasswordFile users = b.passwordFile == null ? null : loadPasswordFile(b.passwordFile);
         StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
-                : DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes, b.storageFiles);
+                : openDataDir(b);
         this.store = opened.store();
         this.storage = opened.storage();
         DelegationTokens tokens = b.passwordFile == null ? null : b.tokens != null ? b.tokens
@@ -83,16 +88,19 @@ public final class EmbeddedServer implements AutoCloseable {
                     grpcStarted.completeExceptionally(e);
                 }
             });
-            this.segmentStoreServer = new SegmentStoreServer(store, new InetSocketAddress(b.host, b.segmentStorePort),
-                    b.tls == null ? null : b.tls.sslContext(), verifier, b.limits);
+            try {
+                this.segmentStoreServer = new SegmentStoreServer(store,
+                        new InetSocketAddress(b.host, b.segmentStorePort), ssl, verifier, b.limits);
+            } catch (IOException | RuntimeException e) {
+                // the controller's listener may be up by now: it must not outlive the failed start
+                grpcStarted.thenAccept(Server::shutdownNow);
+                throw bindFailure("segment store", b.host, b.segmentStorePort, e);
+            }
             try {
                 this.grpc = grpcStarted.join();
             } catch (java.util.concurrent.CompletionException e) {
                 segmentStoreServer.close();
-                if (e.getCause() instanceof IOException io) {
-                    throw io;
-                }
-                throw e.getCause() instanceof RuntimeException re ? re : e;
+                throw bindFailure("controller", b.host, b.controllerPort, e.getCause());
             }
             this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
             Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
@@ -100,7 +108,7 @@ public final class EmbeddedServer implements AutoCloseable {
             EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store,
                     ControllerSettings.defaults(ss, controllerEndpoint));
             if (b.passwordFile != null) {
-                cb.auth(PasswordFile.load(b.passwordFile), tokens);
+                cb.auth(users, tokens);
             }
             if (opened.controllerStore() != null) {
                 cb.store(opened.controllerStore());
@@ -113,6 +121,58 @@ public final class EmbeddedServer implements AutoCloseable {
         }
         LOG.info("Sluice server ready in {} ms: controller {}, segment store {}{}", (System.nanoTime() - started) / 1_000_000,
                 controllerUri(), segmentStoreServer.endpoint(), b.dataDir == null ? " (in memory)" : " (data in " + b.dataDir + ")");
+    }
+
+    /** Opens the data directory, naming it in the failure. */
+    private static StoreAndStorage openDataDir(Builder b) throws IOException {
+        try {
+            return DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes, b.storageFiles);
+        } catch (IOException e) {
+            throw new IOException("data directory " + b.dataDir + " cannot be used: " + IoErrors.describe(e), e);
+        } catch (java.io.UncheckedIOException e) {
+            throw new IOException("data directory " + b.dataDir + " cannot be used: "
+                    + IoErrors.describe(e.getCause()), e.getCause());
+        }
+    }
+
+    /**
+     * Reads the password file, naming the file and what is wrong with it.
+     *
+     * @throws IOException if it cannot be read
+     * @throws IllegalArgumentException if it is not UTF-8, holds a malformed line, or defines no user (a server
+     *     nobody could use is refused rather than started)
+     */
+    static PasswordFile loadPasswordFile(Path file) throws IOException {
+        PasswordFile users;
+        try {
+            users = PasswordFile.load(file);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException("password file " + file + " is not UTF-8 text", e);
+        } catch (IOException e) {
+            throw new IOException("cannot read the password file: " + IoErrors.describe(e), e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+        if (users.size() == 0) {
+            throw new IllegalArgumentException("password file " + file + " defines no user, so nobody could use the "
+                    + "server: add a line made by 'sluice server password-entry USER --acl ACL' (or "
+                    + "PasswordFile.entry)");
+        }
+        return users;
+    }
+
+    /** @return a failure to listen on {@code host:port}, in words that say which listener and why */
+    private static IOException bindFailure(String listener, String host, int port, Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String why = root instanceof java.net.BindException && root.getMessage() != null ? root.getMessage()
+                : root instanceof IOException io ? IoErrors.describe(io) : String.valueOf(root.getMessage());
+        String hint = why.contains("in use") ? " (another server is listening there; choose another port or 0)" : "";
+        String address = (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+        return new IOException("cannot listen on " + address + " for the " + listener + ": " + why
+                + hint, e);
     }
 
     /** Starts initialising the controller API's classes in the background (see the constructor). */

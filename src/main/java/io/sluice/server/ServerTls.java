@@ -1,7 +1,7 @@
 package io.sluice.server;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,13 +40,7 @@ public record ServerTls(Path certificateChain, Path privateKey) {
      */
     public SSLContext sslContext() {
         try {
-            Collection<? extends Certificate> chain;
-            try (InputStream in = Files.newInputStream(certificateChain)) {
-                chain = CertificateFactory.getInstance("X.509").generateCertificates(in);
-            }
-            if (chain.isEmpty()) {
-                throw new IllegalArgumentException("no certificate in " + certificateChain);
-            }
+            Collection<? extends Certificate> chain = readChain();
             PrivateKey key = readKey();
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(null, null);
@@ -63,8 +57,37 @@ public record ServerTls(Path certificateChain, Path privateKey) {
         }
     }
 
-    private PrivateKey readKey() throws IOException, GeneralSecurityException {
-        String pem = Files.readString(privateKey, StandardCharsets.US_ASCII);
+    /** @throws IllegalArgumentException naming the file when it cannot be read or holds no PEM certificate */
+    private Collection<? extends Certificate> readChain() throws GeneralSecurityException {
+        byte[] pem = read(certificateChain, "TLS certificate");
+        if (!new String(pem, StandardCharsets.ISO_8859_1).contains("-----BEGIN CERTIFICATE-----")) {
+            throw new IllegalArgumentException("TLS certificate " + certificateChain + " is not a PEM certificate "
+                    + "chain (no -----BEGIN CERTIFICATE----- line)");
+        }
+        Collection<? extends Certificate> chain;
+        try {
+            chain = CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem));
+        } catch (java.security.cert.CertificateException e) {
+            throw new IllegalArgumentException("TLS certificate " + certificateChain + " cannot be parsed: "
+                    + e.getMessage(), e);
+        }
+        if (chain.isEmpty()) {
+            throw new IllegalArgumentException("no certificate in " + certificateChain);
+        }
+        return chain;
+    }
+
+    /** @throws IllegalArgumentException naming the file and why it cannot be read */
+    private static byte[] read(Path file, String what) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read the " + what + ": " + IoErrors.describe(e), e);
+        }
+    }
+
+    private PrivateKey readKey() throws GeneralSecurityException {
+        String pem = new String(read(privateKey, "TLS key"), StandardCharsets.US_ASCII);
         int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
         int end = pem.indexOf("-----END PRIVATE KEY-----");
         if (begin < 0 || end < begin) {

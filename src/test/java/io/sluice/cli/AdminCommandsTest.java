@@ -755,6 +755,37 @@ class AdminCommandsTest {
     }
 
     @Test
+    void internalControllerErrorIsReportedInTheControllersWordsNotAsUnavailable() {
+        fake.reply("listScopes", Status.INTERNAL.withDescription("segment container 0 is broken"));
+        // retried as Pravega's client retries INTERNAL, until the time is up; then the controller's own message
+        assertThat(run("scope", "list", "--timeout", "2s", "--json")).isEqualTo(1);
+        assertThat(err()).startsWith("sluice scope list: listScopes failed after ")
+                .contains("INTERNAL: segment container 0 is broken").doesNotContain("not available", "\tat ");
+        assertThat(out()).startsWith("{\"error\":{\"code\":\"failed\",\"message\":\"listScopes failed after ");
+    }
+
+    @Test
+    void trustStoreWithAPlainTcpControllerIsAUsageError() {
+        assertThat(run("scope", "list", "--trust-store", "ca.pem", "--controller", "tcp://c:9090")).isEqualTo(2);
+        assertThat(err()).startsWith("sluice scope list: --trust-store applies to TLS only, but --controller is "
+                + "tcp://c:9090 (plain TCP)");
+        env.put("SLUICE_CONTROLLER", "pravega://seed:9090");
+        assertThat(run("scope", "list", "--trust-store", "ca.pem")).isEqualTo(2);
+        assertThat(err()).contains("but $SLUICE_CONTROLLER is pravega://seed:9090 (plain TCP)");
+        assertThat(configs).isEmpty();
+    }
+
+    @Test
+    void streamCreateRefusesMoreSegmentsThanCanBeServed() {
+        assertThat(run("stream", "create", "sc/st", "--segments", "100000")).isEqualTo(2);
+        assertThat(err()).startsWith("sluice stream create: --segments must be at most 5000").contains("100000");
+        assertThat(run("stream", "create", "sc/st", "--scale-by-events-per-sec", "10", "--min-segments", "5001"))
+                .isEqualTo(2);
+        assertThat(err()).startsWith("sluice stream create: --min-segments must be at most 5000");
+        assertThat(configs).as("no controller was contacted").isEmpty();
+    }
+
+    @Test
     void verbosePrintsTheStackTrace() {
         fake.reply("createScope", Status.PERMISSION_DENIED.withDescription("no"));
         assertThat(run("scope", "create", "sc")).isEqualTo(1);

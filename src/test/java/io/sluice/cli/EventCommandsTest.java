@@ -2,11 +2,15 @@ package io.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +23,7 @@ import java.util.function.BooleanSupplier;
 import io.sluice.client.SluiceClient;
 import io.sluice.controller.ControllerClient;
 import io.sluice.server.EmbeddedServer;
+import io.sluice.server.controller.PasswordFile;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
@@ -27,6 +32,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code sluice write}, {@code read}, {@code bench} and {@code demo} against an in-memory embedded server: lines from
@@ -242,5 +248,94 @@ class EventCommandsTest {
         assertThat(text.status()).isZero();
         assertThat(text.out()).startsWith("Sluice demo: embedded server (in memory) ready in ")
                 .contains("\nverify    ok: ").doesNotContain("latency");
+    }
+
+    /** Runs the command line with {@code stdin} as standard input, against {@code target}. */
+    private static Run runAgainst(EmbeddedServer target, String stdin, String... args) {
+        Map<String, String> own = Map.of(ControllerOptions.ENV_CONTROLLER, target.controllerUri());
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Main main = new Main(ControllerClientFactory.GRPC, own::get,
+                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+        int status = Main.run(main, new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(status, out.toString(), err.toString());
+    }
+
+    /** A server whose controller answers but whose segment store has stopped listening. */
+    private static EmbeddedServer withoutSegmentStore(String scope) {
+        EmbeddedServer own = EmbeddedServer.builder().inMemory().build();
+        try (SluiceClient c = SluiceClient.connect(own.controllerUri())) {
+            c.controller().createScope(scope);
+            c.streamManager().createStream(scope, "lines", StreamConfiguration.builder()
+                    .scalingPolicy(ScalingPolicy.fixed(2)).build());
+        }
+        own.segmentStoreServer().close();
+        return own;
+    }
+
+    @Test
+    void writeGivesUpWithinItsTimeoutWhenTheSegmentStoreIsGone() {
+        try (EmbeddedServer own = withoutSegmentStore("gone")) {
+            long started = System.nanoTime();
+            Run write = runAgainst(own, "a\nb\nc\n", "write", "gone/lines", "--timeout", "3s");
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(write.status()).isEqualTo(1);
+            assertThat(write.err()).startsWith("sluice write: ").hasLineCount(1)
+                    .contains("cannot connect to segment store");
+            // Pravega's retry policy alone (1 ms growing tenfold to 20 s, 10 attempts) waits about 90 s
+            assertThat(took).as("write --timeout 3s took " + took).isLessThan(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void benchGivesUpWithinItsTimeoutWhenTheSegmentStoreIsGone() {
+        try (EmbeddedServer own = withoutSegmentStore("gone-bench")) {
+            long started = System.nanoTime();
+            Run bench = runAgainst(own, "", "bench", "--events", "1000", "--latency-samples", "0",
+                    "--timeout", "3s");
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(bench.status()).isEqualTo(1);
+            assertThat(bench.err()).startsWith("sluice bench: ").contains("cannot connect to segment store")
+                    .doesNotContain("the controller at");
+            assertThat(took).as("bench --timeout 3s took " + took).isLessThan(Duration.ofSeconds(15));
+        }
+    }
+
+    @Test
+    void readOnlyUserIsToldWhichRightReadingNeeds(@TempDir Path dir) throws Exception {
+        Path users = dir.resolve("users");
+        Files.writeString(users, PasswordFile.entry("admin", "pw".toCharArray(), "*=READ_UPDATE", 1000) + "\n"
+                + PasswordFile.entry("viewer", "pw".toCharArray(), "*=READ", 1000) + "\n");
+        try (EmbeddedServer own = EmbeddedServer.builder().inMemory().passwordFile(users).build()) {
+            String[] admin = {"--user", "admin", "--password", "pw"};
+            assertThat(runAgainst(own, "", concat(new String[] {"scope", "create", "ro"}, admin)).status())
+                    .isZero();
+            assertThat(runAgainst(own, "", concat(new String[] {"stream", "create", "ro/lines"}, admin)).status())
+                    .isZero();
+            assertThat(runAgainst(own, "x\n", concat(new String[] {"write", "ro/lines"}, admin)).status())
+                    .isZero();
+            Run read = runAgainst(own, "", "read", "ro/lines", "--user", "viewer", "--password", "pw");
+            assertThat(read.status()).isEqualTo(1);
+            assertThat(read.err()).startsWith("sluice read: ").hasLineCount(1)
+                    .contains("'read' reads through a reader group, which needs READ_UPDATE on the scope ro",
+                            "its state stream ro/_RGsluice-read-", "grant e.g. ro/*=READ_UPDATE");
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    @Test
+    void embeddedControllerRefusesMoreSegmentsThanItCanServe() {
+        controller.createScope("huge");
+        StreamConfiguration tooMany = StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(100_000))
+                .build();
+        assertThatThrownBy(() -> client.streamManager().createStream("huge", "s", tooMany))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("INVALID_ARGUMENT")
+                .hasMessageContaining("at most 5000");
+        assertThat(controller.listStreams("huge")).isEmpty();
     }
 }
