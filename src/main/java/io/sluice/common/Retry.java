@@ -36,7 +36,7 @@ import io.sluice.errors.StreamingInterruptedException;
  * @param maxBackoff the longest single wait
  * @param jitter fraction of each wait randomised away, in {@code [0, 1]} (0.2 = between 80% and 100%)
  * @param retriable which failures to retry
- * @param maxReconnectBackoff the longest single wait after a connection failure
+ * @param maxReconnectBackoff the longest single wait after a connection failure, positive
  */
 public record Retry(Duration initialBackoff, double multiplier, int maxAttempts, Duration maxBackoff, double jitter,
                     Predicate<Throwable> retriable, Duration maxReconnectBackoff) {
@@ -57,9 +57,14 @@ public record Retry(Duration initialBackoff, double multiplier, int maxAttempts,
         Objects.requireNonNull(maxBackoff, "maxBackoff");
         Objects.requireNonNull(retriable, "retriable");
         Objects.requireNonNull(maxReconnectBackoff, "maxReconnectBackoff");
-        if (initialBackoff.isNegative() || maxBackoff.isNegative() || maxReconnectBackoff.isNegative()) {
+        if (initialBackoff.isNegative() || maxBackoff.isNegative()) {
             throw new IllegalArgumentException("backoff must not be negative: initial " + initialBackoff + ", max "
-                    + maxBackoff + ", max after a connection failure " + maxReconnectBackoff);
+                    + maxBackoff);
+        }
+        if (maxReconnectBackoff.isNegative() || maxReconnectBackoff.isZero()) {
+            // zero would turn the extra attempts after connection failures into a busy loop
+            throw new IllegalArgumentException("the longest wait after a connection failure must be positive: "
+                    + maxReconnectBackoff);
         }
         if (multiplier < 1.0) {
             throw new IllegalArgumentException("backoff multiplier must be at least 1: " + multiplier);
@@ -88,7 +93,7 @@ public record Retry(Duration initialBackoff, double multiplier, int maxAttempts,
 
     /** @return a policy that tries once */
     public static Retry none() {
-        return new Retry(Duration.ZERO, 1, 1, Duration.ZERO, 0, t -> false, Duration.ZERO);
+        return new Retry(Duration.ZERO, 1, 1, Duration.ZERO, 0, t -> false, DEFAULT_MAX_RECONNECT_BACKOFF);
     }
 
     /** @return this policy retrying only failures that {@code which} accepts */

@@ -79,7 +79,8 @@ class RetryTest {
         assertThatThrownBy(() -> Retry.withExpBackoff(Duration.ofMillis(1), 2, 0, Duration.ofSeconds(1)))
                 .hasMessageContaining("maxAttempts");
         assertThatThrownBy(() -> Retry.withExpBackoff(Duration.ofMillis(1), 2, 3, Duration.ofSeconds(1))
-                .withMaxReconnectBackoff(Duration.ofMillis(-1))).hasMessageContaining("after a connection failure");
+                .withMaxReconnectBackoff(Duration.ZERO))
+                .hasMessageContaining("after a connection failure must be positive");
     }
 
     @Test
