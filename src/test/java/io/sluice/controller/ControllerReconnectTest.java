@@ -12,6 +12,8 @@ import io.sluice.common.Threads;
 import io.sluice.connection.LoopbackProxy;
 import io.sluice.connection.Outages;
 import io.sluice.controller.grpc.v1.ExistsResponse;
+import io.sluice.controller.grpc.v1.NodeUri;
+import io.sluice.controller.grpc.v1.ServerResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,13 +46,30 @@ class ControllerReconnectTest {
 
     @Test
     void callsAreAnsweredSoonAfterEachOutage() throws Exception {
+        startBehindProxy();
+        // the defaults: Pravega's retry policy, 5 minutes per attempt
+        callThroughOutages("controller client", "tcp://" + proxy.endpoint());
+    }
+
+    @Test
+    void callsAreAnsweredSoonAfterEachOutageWithDiscovery() throws Exception {
+        startBehindProxy();
+        // pravega://: the controller list comes from the seed (through the proxy too), and names the proxy
+        fake.reply("getControllerServerList", ServerResponse.newBuilder()
+                .addNodeURI(NodeUri.newBuilder().setEndpoint(proxy.endpoint().host()).setPort(proxy.endpoint().port()))
+                .build());
+        callThroughOutages("discovering controller client", "pravega://" + proxy.endpoint());
+    }
+
+    private void startBehindProxy() throws Exception {
         fake = new FakeController().startNetty(InsecureServerCredentials.create());
         fake.reply("checkScopeExists", ExistsResponse.newBuilder().setExists(true).build());
         proxy = new LoopbackProxy(new Endpoint(InetAddress.getLoopbackAddress().getHostAddress(), fake.port()));
+    }
+
+    private void callThroughOutages(String who, String uri) throws Exception {
         Outages.Progress answered = new Outages.Progress();
-        // the defaults: Pravega's retry policy, 5 minutes per attempt
-        try (GrpcControllerClient client = GrpcControllerClient.create(
-                ControllerClientConfig.builder("tcp://" + proxy.endpoint()).build())) {
+        try (GrpcControllerClient client = GrpcControllerClient.create(ControllerClientConfig.builder(uri).build())) {
             Thread caller = Threads.startVirtual("reconnect-test-caller", () -> {
                 try {
                     while (!Thread.currentThread().isInterrupted()) {
@@ -70,7 +89,7 @@ class ControllerReconnectTest {
             });
             try {
                 assertThat(answered.await(() -> answered.count() > 10, Duration.ofSeconds(10))).isTrue();
-                Outages.run(proxy, "controller client", answered, OUTAGES, BOUND);
+                Outages.run(proxy, who, answered, OUTAGES, BOUND);
             } finally {
                 caller.interrupt();
                 caller.join();
