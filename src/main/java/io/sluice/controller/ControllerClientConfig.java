@@ -18,6 +18,12 @@ import io.sluice.common.Retry;
  * never answers fails an operation after at most two attempts, while an unreachable controller still gets all ten
  * attempts (about 90 s of backoff).
  *
+ * <p>Unlike Pravega, an unreachable controller is tried again at most {@link Retry#maxReconnectBackoff()} (250 ms
+ * by default) after each failure, however far the backoff has grown, and for as long as the uncapped backoff would
+ * have lasted: a controller that restarts answers the next attempt within about half a second of being back.
+ * {@code retry.withMaxReconnectBackoff(...)} changes the cap; a cap of the policy's {@code maxBackoff} or more
+ * restores Pravega's behaviour.
+ *
  * @param controllerUri where the controller is
  * @param credentials sent as the {@code authorization} header of every call, if present
  * @param trustStore a PEM file of CA certificates to trust for TLS; empty for the JVM's default trust store

@@ -44,6 +44,7 @@ import io.sluice.controller.grpc.v1.StreamsInScopeWithTagRequest;
 import io.sluice.controller.grpc.v1.SubscriberStreamCut;
 import io.sluice.controller.grpc.v1.TimestampFromWriter;
 import io.sluice.controller.grpc.v1.TxnRequest;
+import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.Names;
@@ -66,6 +67,11 @@ import org.slf4j.LoggerFactory;
  * fails with a {@link io.sluice.errors.RetriableException} (see {@link ProtoMapper#toException} for which gRPC
  * statuses those are), and carries the {@code authorization} header when credentials are configured. Messages are
  * mapped by {@link ProtoMapper} only.
+ *
+ * <p>When the controller is unreachable ({@code UNAVAILABLE}), the channels' connect backoff is reset before the
+ * retry: gRPC's own (1 s growing by 1.6 up to 2 minutes, during which calls fail at once) would otherwise outlast a
+ * controller that restarts; with the retry's reconnect cap ({@link io.sluice.common.Retry#maxReconnectBackoff()})
+ * a call gets through within about half a second of the controller being back.
  *
  * <pre>{@code
  * try (GrpcControllerClient controller = GrpcControllerClient.create(
@@ -162,9 +168,24 @@ public final class GrpcControllerClient implements ControllerClient {
             } catch (StatusRuntimeException e) {
                 RuntimeException mapped = ProtoMapper.toException(e, what, notFound);
                 LOG.debug("{}", mapped.getMessage());
+                if (mapped instanceof ConnectionFailedException) {
+                    reconnectNow();
+                }
                 throw mapped;
             }
         });
+    }
+
+    /**
+     * The controller is unreachable: make the channels try to connect again now rather than when gRPC's own
+     * reconnect backoff (1 s growing by 1.6 up to 2 minutes, during which every call fails at once) runs out, so the
+     * next attempt, at most {@link io.sluice.common.Retry#maxReconnectBackoff()} away, finds the controller as soon
+     * as it is back.
+     */
+    private void reconnectNow() {
+        for (ManagedChannel channel : channels) {
+            channel.resetConnectBackoff();
+        }
     }
 
     private Supplier<RuntimeException> streamNotFound(ScopedStream stream) {

@@ -26,6 +26,7 @@ import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.RetriesExhaustedException;
 import io.sluice.errors.SluiceException;
+import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.errors.TokenExpiredException;
 import io.sluice.errors.WrongHostException;
 import io.sluice.errors.WriterClosedException;
@@ -78,7 +79,9 @@ public final class SegmentWriter implements AutoCloseable {
     /**
      * How a writer behaves.
      *
-     * @param retry how reconnects are retried before pending writes fail
+     * @param retry how reconnects are retried before pending writes fail: after a lost connection, attempts come
+     *     at most {@link Retry#maxReconnectBackoff()} apart (250 ms by default), so the writer resumes soon after
+     *     its segment store is back, and it fails only when the policy's whole backoff has passed without success
      * @param maxBlockBytes bytes of events one block may carry (larger single events travel alone)
      * @param setupTimeout how long one connect + SetupAppend attempt may take
      */
@@ -319,8 +322,9 @@ public final class SegmentWriter implements AutoCloseable {
     private void receiveLoop() {
         // Sessions lost in a row with appends in flight and none of them acknowledged: a segment store that sets the
         // session up but closes the connection on what we resend (e.g. a frame it refuses) must not be hammered
-        // with reconnects forever. Backs off by the retry policy and fails the writer when it runs out.
-        int fruitless = 0;
+        // with reconnects forever. Each such session is a failed attempt of the retry policy: it waits as after a
+        // lost connection (at most the policy's reconnect cap) and fails the writer when the policy gives up.
+        Retry.Attempts fruitless = config.retry().attempts("sessions of the writer of " + segment, null);
         try {
             while (connect()) {
                 Lease current;
@@ -346,14 +350,9 @@ public final class SegmentWriter implements AutoCloseable {
                 } catch (ConnectionFailedException e) {
                     LOG.debug("connection for {} failed, reconnecting: {}", segment, e.getMessage());
                     boolean pending = reconnecting(current);
-                    fruitless = acknowledgedThisSession || !pending ? 0 : fruitless + 1;
-                    if (fruitless >= config.retry().maxAttempts()) {
-                        fail(new RetriesExhaustedException("the segment store closed the connection of the writer of "
-                                + segment + " " + fruitless + " times in a row without acknowledging an append: "
-                                + e.getMessage(), e));
-                        return;
-                    }
-                    if (fruitless > 0 && !backOff(config.retry().backoff(fruitless))) {
+                    if (acknowledgedThisSession || !pending) {
+                        fruitless.reset();
+                    } else if (!lostWithoutAcknowledgement(fruitless, e)) {
                         return;
                     }
                 }
@@ -363,12 +362,22 @@ public final class SegmentWriter implements AutoCloseable {
         }
     }
 
-    /** @return false if interrupted (the writer is closing) */
-    private static boolean backOff(Duration wait) {
+    /**
+     * A session ended with appends in flight and none acknowledged: back off as the retry policy says, or fail the
+     * writer when it gives up.
+     *
+     * @return false if the writer stops (failed, or interrupted because it is closing)
+     */
+    private boolean lostWithoutAcknowledgement(Retry.Attempts fruitless, ConnectionFailedException e) {
         try {
-            Thread.sleep(wait);
+            fruitless.failed(e);
             return true;
-        } catch (InterruptedException e) {
+        } catch (RetriesExhaustedException exhausted) {
+            fail(new RetriesExhaustedException("the segment store closed the connection of the writer of " + segment
+                    + " " + fruitless.failures() + " times in a row without acknowledging an append: "
+                    + e.getMessage(), e));
+            return false;
+        } catch (StreamingInterruptedException closing) {
             return false;
         }
     }

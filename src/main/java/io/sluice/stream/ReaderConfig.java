@@ -32,7 +32,9 @@ import io.sluice.common.Retry;
  *     interval)
  * @param bufferBytes the prefetch window of each segment the reader owns: at most this many bytes are read ahead
  *     per segment (an idle segment buffers nothing)
- * @param retry how lost connections are retried before reads fail
+ * @param retry how lost connections are retried before reads fail; as for writers ({@link WriterConfig#retry()}),
+ *     at most {@link Retry#maxReconnectBackoff()} (250 ms by default) passes between reconnect attempts, and reads
+ *     fail only once the policy's whole backoff has passed without a connection
  */
 public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferBytes, Retry retry) {
 

@@ -10,7 +10,11 @@ import io.sluice.common.Retry;
  *
  * @param maxOutstandingBytes unacknowledged bytes (framing included) the writer holds before {@code write} blocks
  * @param backpressureTimeout how long {@code write} blocks for room before it fails
- * @param retry how lost connections to a segment store are retried before pending writes fail
+ * @param retry how lost connections to a segment store are retried before pending writes fail. After a lost or
+ *     refused connection the writer tries again at most {@link Retry#maxReconnectBackoff()} later (250 ms by default,
+ *     however far the exponential backoff has grown), so it resumes soon after a restarted server is back; pending
+ *     writes fail only once the policy's whole backoff (about 90 s for the default) has passed without a
+ *     connection. Change the cap with {@code retry.withMaxReconnectBackoff(...)}
  * @param maxBlockBytes the most bytes of events one append block carries (at most what one frame can carry)
  */
 public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, Retry retry, int maxBlockBytes) {

@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.NoSuchStreamException;
+import io.sluice.errors.RetriableException;
 import io.sluice.errors.RetriesExhaustedException;
+import io.sluice.errors.ServiceUnavailableException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -65,7 +67,7 @@ class RetryTest {
         AtomicInteger calls = new AtomicInteger();
         assertThatThrownBy(() -> slow.run("op", Deadline.after(Duration.ofSeconds(5)), () -> {
             calls.incrementAndGet();
-            throw new ConnectionFailedException("down");
+            throw new ServiceUnavailableException("busy");
         })).isInstanceOf(RetriesExhaustedException.class).hasMessageContaining("deadline leaves no time");
         assertThat(calls).hasValue(1);
     }
@@ -76,6 +78,88 @@ class RetryTest {
                 .hasMessageContaining("multiplier");
         assertThatThrownBy(() -> Retry.withExpBackoff(Duration.ofMillis(1), 2, 0, Duration.ofSeconds(1)))
                 .hasMessageContaining("maxAttempts");
+        assertThatThrownBy(() -> Retry.withExpBackoff(Duration.ofMillis(1), 2, 3, Duration.ofSeconds(1))
+                .withMaxReconnectBackoff(Duration.ZERO))
+                .hasMessageContaining("after a connection failure must be positive");
+    }
+
+    @Test
+    void waitsAfterConnectionFailuresAreCapped() {
+        // Pravega's policy: uncapped, the eighth attempt would come after 1 + 10 + 100 ms + 1 + 10 + 20 + 20 s
+        Retry pravega = Retry.withExpBackoff(Duration.ofMillis(1), 10, 10, Duration.ofSeconds(20))
+                .withMaxReconnectBackoff(Duration.ofMillis(20));
+        AtomicInteger calls = new AtomicInteger();
+        long start = System.nanoTime();
+        String result = pravega.run("connect", () -> {
+            if (calls.incrementAndGet() < 8) {
+                throw new ConnectionFailedException("refused");
+            }
+            return "ok";
+        });
+        assertThat(result).isEqualTo("ok");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(pravega.maxReconnectBackoff()).isEqualTo(Duration.ofMillis(20));
+        assertThat(Retry.withExpBackoff(Duration.ofMillis(1), 10, 10, Duration.ofSeconds(20)).maxReconnectBackoff())
+                .isEqualTo(Retry.DEFAULT_MAX_RECONNECT_BACKOFF).isEqualTo(Duration.ofMillis(250));
+    }
+
+    @Test
+    void otherRetriableFailuresWaitTheExponentialBackoff() {
+        Retry r = new Retry(Duration.ofMillis(50), 2, 3, Duration.ofSeconds(20), 0,
+                RetriableException.class::isInstance, Duration.ofMillis(1));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> r.run("op", () -> {
+            throw new ServiceUnavailableException("busy");
+        })).isInstanceOf(RetriesExhaustedException.class).hasMessageContaining("after 3 attempts");
+        // 50 + 100 ms, whatever the reconnect cap
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(150));
+    }
+
+    @Test
+    void aCappedRunGivesUpWhenTheUncappedWaitsWouldHaveEnded() {
+        // uncapped: waits of 40, 80 and 160 ms, 280 ms in all; capped at 10 ms the four attempts are over after 30 ms,
+        // so it goes on trying every 10 ms until 280 ms have passed
+        Retry r = new Retry(Duration.ofMillis(40), 2, 4, Duration.ofSeconds(1), 0, RetriableException.class::isInstance,
+                Duration.ofMillis(10));
+        AtomicInteger calls = new AtomicInteger();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> r.run("connect", () -> {
+            throw new ConnectionFailedException("refused " + calls.incrementAndGet());
+        })).isInstanceOf(RetriesExhaustedException.class).hasMessageContaining("connect failed after")
+                .hasCauseInstanceOf(ConnectionFailedException.class);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(280)).isLessThan(Duration.ofSeconds(10));
+        assertThat(calls.get()).isGreaterThan(4);
+    }
+
+    @Test
+    void aCapAtTheLongestWaitIsThePlainPolicy() {
+        Retry plain = Retry.withExpBackoff(Duration.ofMillis(1), 2, 5, Duration.ofMillis(4))
+                .withMaxReconnectBackoff(Duration.ofMillis(4));
+        AtomicInteger calls = new AtomicInteger();
+        assertThatThrownBy(() -> plain.run("op", () -> {
+            calls.incrementAndGet();
+            throw new ConnectionFailedException("down");
+        })).isInstanceOf(RetriesExhaustedException.class).hasMessageContaining("after 5 attempts");
+        assertThat(calls).hasValue(5);
+    }
+
+    @Test
+    void attemptsCountAcrossALoopAndStartAfreshAfterProgress() {
+        Retry.Attempts attempts = FAST.attempts("sessions", null);
+        for (int i = 0; i < 4; i++) {
+            attempts.failed(new ConnectionFailedException("dropped"));
+        }
+        assertThat(attempts.failures()).isEqualTo(4);
+        attempts.reset();
+        assertThat(attempts.failures()).isZero();
+        for (int i = 0; i < 4; i++) {
+            attempts.failed(new ConnectionFailedException("dropped"));
+        }
+        assertThatThrownBy(() -> attempts.failed(new ConnectionFailedException("dropped")))
+                .isInstanceOf(RetriesExhaustedException.class).hasMessageContaining("sessions failed after 5 attempts");
+        assertThatThrownBy(() -> attempts.failed(new NoSuchStreamException("gone")))
+                .isInstanceOf(NoSuchStreamException.class);
     }
 
     @Test

@@ -19,8 +19,10 @@ import io.sluice.common.Threads;
 /**
  * A TCP proxy on loopback in front of a segment store (tests). It can cut every connection through it at once, the
  * way a network failure does (bytes in flight in either direction are lost, a frame may arrive half), and it can
- * hold back what the server sends (replies pile up unforwarded until released). Each accepted connection gets its
- * own connection to the target and two virtual threads copying bytes. Thread-safe.
+ * hold back what the server sends (replies pile up unforwarded until released), and it can refuse service the way a
+ * server that is down does ({@link #refuse()}: every connection is cut and each new one reset at once, until
+ * {@link #pass()}). Each accepted connection gets its own connection to the target and two virtual threads copying
+ * bytes. Thread-safe.
  */
 public final class LoopbackProxy implements AutoCloseable {
     private static final int BUFFER = 64 * 1024;
@@ -33,6 +35,7 @@ public final class LoopbackProxy implements AutoCloseable {
     private final Condition released = lock.newCondition();
     /** Guarded by lock. */
     private boolean holding;
+    private volatile boolean refusing;
 
     /**
      * @param target where to forward connections
@@ -68,6 +71,22 @@ public final class LoopbackProxy implements AutoCloseable {
             }
         }
         return n / 2;
+    }
+
+    /**
+     * Plays a server that is down: cuts every connection and from now on resets each new one as soon as it is
+     * accepted, without reaching the target, until {@link #pass()}.
+     *
+     * @return how many connections were cut
+     */
+    public int refuse() {
+        refusing = true;
+        return dropAll();
+    }
+
+    /** Ends {@link #refuse()}: new connections reach the target again. */
+    public void pass() {
+        refusing = false;
     }
 
     /** From now on, what the server sends is read but not forwarded until {@link #release()}. */
@@ -107,6 +126,10 @@ public final class LoopbackProxy implements AutoCloseable {
             while (true) {
                 Socket client = server.accept();
                 accepted.incrementAndGet();
+                if (refusing) {
+                    reset(client);
+                    continue;
+                }
                 Socket upstream;
                 try {
                     upstream = new Socket();
@@ -119,6 +142,14 @@ public final class LoopbackProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 open.add(client);
                 open.add(upstream);
+                if (refusing) {
+                    // refuse() came while this one was connecting upstream, perhaps after it cut the others
+                    open.remove(client);
+                    open.remove(upstream);
+                    reset(client);
+                    closeQuietly(upstream);
+                    continue;
+                }
                 Threads.startVirtual("loopback-proxy-up", () -> pump(client, upstream, false));
                 Threads.startVirtual("loopback-proxy-down", () -> pump(upstream, client, true));
             }
@@ -147,6 +178,16 @@ public final class LoopbackProxy implements AutoCloseable {
             closeQuietly(from);
             closeQuietly(to);
         }
+    }
+
+    /** Closes with a reset (RST) rather than an orderly end, as a port nobody listens on answers. */
+    private static void reset(Socket s) {
+        try {
+            s.setSoLinger(true, 0);
+        } catch (IOException e) {
+            // closed anyway below
+        }
+        closeQuietly(s);
     }
 
     private static void closeQuietly(Socket s) {
