@@ -118,7 +118,8 @@ class ServerCommandTest {
         Run bad = run("secret\n", "server", "password-entry", "bob", "--acl", "orders");
         assertThat(bad.status()).isEqualTo(2);
         assertThat(bad.err()).isEqualTo("sluice server password-entry: access control entry 'orders' is not "
-                + "pattern=LEVEL\nTry 'sluice server password-entry --help' for more information.\n");
+                + "pattern=LEVEL (or Pravega's prn::resource,LEVEL)\n"
+                + "Try 'sluice server password-entry --help' for more information.\n");
         assertThat(bad.out()).isEmpty();
         Run level = run("", "server", "password-entry", "bob", "--acl", "orders/*=WRITE");
         assertThat(level.status()).isEqualTo(2);
