@@ -146,21 +146,19 @@ final class EventCommands {
         }
 
         /**
-         * Says what a refused read needs: reading goes through a reader group, whose state the readers write to the
-         * stream {@code SCOPE/_RG<group>}, so a user with only {@code READ} rights cannot read.
+         * Says what a refused read needs: a reader group's readers ask the controller for the stream's segments with a
+         * delegation token, which the controller (the embedded one as Pravega's) gives only to users who may update
+         * the stream; the group itself needs only READ on the scope.
          */
         @Override
         RuntimeException refine(RuntimeException failure, SluiceClient client) {
             if (!(failure instanceof AuthorizationException)) {
                 return super.refine(failure, client);
             }
-            String groupStream = stream.scope() + "/_RG" + (group != null ? group : "sluice-read-...");
-            return new AuthorizationException(failure.getMessage() + "; 'read' reads through a reader group, which "
-                    + "needs READ_UPDATE on the scope " + stream.scope() + " (to create and delete the group) and on "
-                    + "its state stream " + groupStream + ", and on servers that give a stream's segments only to "
-                    + "users who may update it (the embedded server does) on " + stream + " too: grant e.g. "
-                    + stream.scope() + "/*=READ_UPDATE (README: 'Rights each command needs')",
-                    failure);
+            return new AuthorizationException(failure.getMessage() + "; 'read' reads through a reader group, whose "
+                    + "readers take the segments of " + stream + " with a delegation token, which needs READ_UPDATE "
+                    + "on " + stream + ": grant e.g. " + stream.scope() + "/*=READ_UPDATE (README: 'Rights each "
+                    + "command needs')", failure);
         }
 
         @Override

@@ -60,6 +60,21 @@ final class ServerCommand implements Callable<Integer> {
             description = "write-log bytes after which a container snapshots its state (default: ${DEFAULT-VALUE})")
     private long snapshotAfter;
 
+    @Option(names = "--max-inflight-bytes", paramLabel = "BYTES", defaultValue = "67108864",
+            description = "append bytes a segment-store connection may have waiting to become durable before the "
+                    + "server stops reading from it (backpressure; default: ${DEFAULT-VALUE})")
+    private int maxInflightBytes;
+
+    @Option(names = "--max-queued-reply-bytes", paramLabel = "BYTES", defaultValue = "16777216",
+            description = "reply bytes queued for a connection that does not read them before the server stops "
+                    + "reading its requests (backpressure; default: ${DEFAULT-VALUE})")
+    private int maxQueuedReplyBytes;
+
+    @Option(names = "--max-frame-before-auth", paramLabel = "BYTES", defaultValue = "1048576",
+            description = "with --auth, the largest frame a connection may send before one of its requests carried "
+                    + "a valid delegation token (default: ${DEFAULT-VALUE})")
+    private int maxFrameBeforeAuth;
+
     @Option(names = "--auth", paramLabel = "PASSWORD_FILE",
             description = "require Basic credentials from PASSWORD_FILE (UTF-8, lines "
                     + "user:pbkdf2-sha256$iterations$salt$hash:acl; at least one user) and delegation tokens on the "
@@ -114,6 +129,11 @@ final class ServerCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         EmbeddedServer.Builder b = EmbeddedServer.builder().host(host).controllerPort(controllerPort)
                 .segmentStorePort(segmentStorePort).containers(containers).fsync(!noFsync).snapshotAfterBytes(snapshotAfter);
+        try {
+            b.limits(new io.sluice.server.ServerLimits(maxInflightBytes, maxQueuedReplyBytes, maxFrameBeforeAuth));
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         if (storage.dataDir != null) {
             b.dataDir(storage.dataDir);
         }

@@ -317,8 +317,9 @@ class EventCommandsTest {
             Run read = runAgainst(own, "", "read", "ro/lines", "--user", "viewer", "--password", "pw");
             assertThat(read.status()).isEqualTo(1);
             assertThat(read.err()).startsWith("sluice read: ").hasLineCount(1)
-                    .contains("'read' reads through a reader group, which needs READ_UPDATE on the scope ro",
-                            "its state stream ro/_RGsluice-read-", "grant e.g. ro/*=READ_UPDATE");
+                    .contains("lacks READ_UPDATE on prn::/scope:ro/stream:lines",
+                            "'read' reads through a reader group", "needs READ_UPDATE on ro/lines",
+                            "grant e.g. ro/*=READ_UPDATE");
         }
     }
 

@@ -107,6 +107,14 @@ class ServerCommandTest {
     }
 
     @Test
+    void aConnectionLimitBelowOneFrameIsAUsageError() {
+        Run run = server("--max-queued-reply-bytes", "1000");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("sluice server: maxQueuedReplyBytes must be at least 65536 bytes, got 1000")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
     void unusableDataDirectoryIsOneLine() throws IOException {
         Path file = Files.writeString(dir.resolve("a-file"), "x");
         Path under = file.resolve("data");
