@@ -97,6 +97,17 @@ class ServerHardeningTest {
         return store.segmentInfo(segment).orElseThrow().length();
     }
 
+    /** Appends one event of {@code bytes} bytes (frame included) on a connection of its own and waits for the ack. */
+    private void appendOneEvent(String segment, int bytes) throws IOException {
+        RawWire writer = connect();
+        UUID id = UUID.randomUUID();
+        writer.send(new SetupAppend(1, id, segment, ""));
+        writer.next(io.sluice.wire.AppendSetup.class);
+        ByteBuffer frame = ByteBuffer.allocate(bytes).putInt(WireCommandType.EVENT.code()).putInt(bytes - 8);
+        writer.send(new AppendBlockEnd(id, 0, frame.position(bytes).flip(), 1, 0, 2));
+        writer.next(DataAppended.class);
+    }
+
     /** Waits (on the condition, with a deadline) until the server has let go of every connection. */
     private void awaitNoConnections() {
         Deadline d = Deadline.after(Duration.ofSeconds(20));
@@ -212,14 +223,7 @@ class ServerHardeningTest {
         start(false, ServerLimits.DEFAULTS);
         String segment = "s/t/0.#epoch.0";
         store.createSegment(segment, (byte) 0, 0, 0);
-        RawWire writer = connect();
-        UUID id = UUID.randomUUID();
-        writer.send(new SetupAppend(1, id, segment, ""));
-        writer.next(io.sluice.wire.AppendSetup.class);
-        byte[] payload = new byte[2 * 1024 * 1024 - 8];
-        writer.send(new AppendBlockEnd(id, 0, ByteBuffer.allocate(payload.length + 8)
-                .putInt(WireCommandType.EVENT.code()).putInt(payload.length).put(payload).flip(), 1, 0, 2));
-        writer.next(DataAppended.class);
+        appendOneEvent(segment, 2 * 1024 * 1024);
 
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         System.gc();
@@ -267,14 +271,7 @@ class ServerHardeningTest {
         System.gc();
         long before = memory.getHeapMemoryUsage().getUsed();
         // one 1 MiB append wakes all of them: the old server made a copy of it for each, 300 MiB
-        RawWire writer = connect();
-        UUID id = UUID.randomUUID();
-        writer.send(new SetupAppend(1, id, segment, ""));
-        writer.next(io.sluice.wire.AppendSetup.class);
-        byte[] payload = new byte[1024 * 1024 - 8];
-        writer.send(new AppendBlockEnd(id, 0, ByteBuffer.allocate(payload.length + 8)
-                .putInt(WireCommandType.EVENT.code()).putInt(payload.length).put(payload).flip(), 1, 0, 2));
-        writer.next(DataAppended.class);
+        appendOneEvent(segment, 1024 * 1024);
         System.gc();
         long grown = memory.getHeapMemoryUsage().getUsed() - before;
         assertThat(grown).as("heap held for %d woken reads of 1 MiB", parked).isLessThan(128L * 1024 * 1024);
