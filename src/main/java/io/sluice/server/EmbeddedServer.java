@@ -20,6 +20,8 @@ import io.sluice.common.Threads;
 import io.sluice.errors.AuthenticationException;
 import io.sluice.errors.AuthorizationException;
 import io.sluice.errors.TokenExpiredException;
+import io.sluice.server.auth.AccessLevel;
+import io.sluice.server.auth.DelegationTokens;
 import io.sluice.server.controller.ControllerSettings;
 import io.sluice.server.controller.EmbeddedControllerService;
 import io.sluice.server.controller.PasswordFile;

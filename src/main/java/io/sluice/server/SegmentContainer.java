@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import io.sluice.server.controller.SegmentAdmin;
 import io.sluice.wire.AppendSetup;
 import io.sluice.wire.Bytes;
 import io.sluice.wire.ConditionalCheckFailed;

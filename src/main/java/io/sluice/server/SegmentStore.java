@@ -11,6 +11,7 @@ import java.util.function.IntFunction;
 import io.sluice.errors.NoSuchSegmentException;
 import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.SluiceException;
+import io.sluice.server.controller.SegmentAdmin;
 import io.sluice.wire.CreateSegment;
 import io.sluice.wire.CreateTableSegment;
 import io.sluice.wire.DeleteSegment;

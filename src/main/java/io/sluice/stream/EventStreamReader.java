@@ -35,7 +35,7 @@ public interface EventStreamReader<T> extends AutoCloseable {
      * @return the event with its position and pointer, or an {@link EventRead} without an event
      * @throws io.sluice.errors.SegmentTruncatedException if data the reader was due to read was truncated away; the
      *     message names the segment and the offsets skipped, and the next call continues after the truncation
-     * @throws io.sluice.errors.EventDeserializationException if the serializer failed on the next event; the reader
+     * @throws EventDeserializationException if the serializer failed on the next event; the reader
      *     has moved past it (the exception has its pointer, for {@link #fetchEvent} with another serializer), and the
      *     next call continues after it
      * @throws IllegalStateException if the reader is closed, another thread is in this method, or another reader

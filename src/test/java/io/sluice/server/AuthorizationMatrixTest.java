@@ -79,6 +79,8 @@ import io.sluice.controller.grpc.v1.SubscriberStreamCut;
 import io.sluice.controller.grpc.v1.TimestampFromWriter;
 import io.sluice.controller.grpc.v1.TxnId;
 import io.sluice.controller.grpc.v1.TxnRequest;
+import io.sluice.server.auth.AccessLevel;
+import io.sluice.server.auth.DelegationTokens;
 import io.sluice.server.controller.PasswordFile;
 import io.sluice.wire.AppendEncoder;
 import io.sluice.wire.AppendSetup;

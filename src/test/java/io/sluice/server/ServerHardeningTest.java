@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.UUID;
 
 import io.sluice.common.Deadline;
+import io.sluice.server.auth.AccessLevel;
+import io.sluice.server.auth.DelegationTokens;
 import io.sluice.wire.AppendBlockEnd;
 import io.sluice.wire.AuthTokenCheckFailed;
 import io.sluice.wire.Bytes;

@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
-import io.sluice.server.AccessLevel;
+import io.sluice.server.auth.AccessLevel;
+
 
 /**
  * What one user may do: entries {@code pattern=LEVEL} (or Pravega's {@code pattern,LEVEL}) separated by {@code ;}.

@@ -45,7 +45,6 @@ import io.sluice.controller.grpc.v1.UpdateReaderGroupResponse;
 import io.sluice.controller.grpc.v1.UpdateStreamStatus;
 import io.sluice.controller.grpc.v1.UpdateSubscriberStatus;
 import io.sluice.errors.NoSuchSegmentException;
-import io.sluice.server.SegmentAdmin;
 import io.sluice.server.controller.ControllerEvent.KeyRange;
 import io.sluice.server.controller.ControllerModel.KvtMeta;
 import io.sluice.server.controller.ControllerModel.KvtState;

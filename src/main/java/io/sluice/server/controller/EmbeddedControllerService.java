@@ -94,9 +94,8 @@ import io.sluice.controller.grpc.v1.UpdateStreamStatus;
 import io.sluice.controller.grpc.v1.UpdateSubscriberStatus;
 import io.sluice.errors.RetriableException;
 import io.sluice.errors.StreamingInterruptedException;
-import io.sluice.server.AccessLevel;
-import io.sluice.server.DelegationTokens;
-import io.sluice.server.SegmentAdmin;
+import io.sluice.server.auth.AccessLevel;
+import io.sluice.server.auth.DelegationTokens;
 import io.sluice.server.controller.BasicAuthInterceptor.Principal;
 import io.sluice.server.controller.ControllerEvent.KeyRange;
 

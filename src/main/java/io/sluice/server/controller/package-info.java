@@ -43,7 +43,7 @@
  * {@code PasswordFile.entry}); permissions come from each user's
  * {@link io.sluice.server.controller.AccessControlList} (in Sluice's short patterns or Pravega's {@code prn::}
  * resource names), checked per RPC by Pravega 0.13's rules; delegation tokens are HS256 JWTs from
- * {@link io.sluice.server.DelegationTokens}. docs/security.md has the table of what each call needs.
+ * {@link io.sluice.server.auth.DelegationTokens}. docs/security.md has the table of what each call needs.
  *
  * <h2>Where this differs from Pravega</h2>
  * Malformed requests that make Pravega fail with INTERNAL or UNKNOWN (which its client retries) are answered with

@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.sluice.server.AccessLevel;
+import io.sluice.server.auth.AccessLevel;
+
 
 /** Access control lists in both spellings, and the cluster-level rights Pravega names {@code prn::/}. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)

@@ -24,8 +24,8 @@ import io.sluice.controller.grpc.v1.ScopesRequest;
 import io.sluice.controller.grpc.v1.ServerRequest;
 import io.sluice.controller.grpc.v1.StreamInfo;
 import io.sluice.errors.TokenExpiredException;
-import io.sluice.server.AccessLevel;
-import io.sluice.server.DelegationTokens;
+import io.sluice.server.auth.AccessLevel;
+import io.sluice.server.auth.DelegationTokens;
 
 import static io.sluice.server.controller.ControllerHarness.fixed;
 import static io.sluice.server.controller.ControllerHarness.info;

@@ -27,7 +27,7 @@ import io.sluice.controller.grpc.v1.SegmentRange;
 import io.sluice.controller.grpc.v1.StreamConfig;
 import io.sluice.controller.grpc.v1.StreamInfo;
 import io.sluice.controller.grpc.v1.TxnId;
-import io.sluice.server.DelegationTokens;
+import io.sluice.server.auth.DelegationTokens;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

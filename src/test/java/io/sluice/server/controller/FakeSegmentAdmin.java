@@ -13,7 +13,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.sluice.errors.NoSuchSegmentException;
 import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.ServiceUnavailableException;
-import io.sluice.server.SegmentAdmin;
 
 /**
  * An in-memory segment store for controller tests: keeps segments (length, start offset, sealed, table) and records

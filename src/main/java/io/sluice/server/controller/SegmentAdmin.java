@@ -1,4 +1,4 @@
-package io.sluice.server;
+package io.sluice.server.controller;
 
 import java.util.Optional;
 

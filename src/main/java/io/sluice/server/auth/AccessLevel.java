@@ -1,4 +1,4 @@
-package io.sluice.server;
+package io.sluice.server.auth;
 
 /**
  * What a principal or a delegation token may do with a resource, weakest first: {@link #NONE}, {@link #READ},

@@ -1,6 +1,6 @@
-package io.sluice.errors;
+package io.sluice.stream;
 
-import io.sluice.stream.EventPointer;
+import io.sluice.errors.SluiceException;
 
 /**
  * A reader's serializer failed on an event. The reader has moved past that event (so one bad event cannot stop a

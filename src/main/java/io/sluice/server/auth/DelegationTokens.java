@@ -1,4 +1,4 @@
-package io.sluice.server;
+package io.sluice.server.auth;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
