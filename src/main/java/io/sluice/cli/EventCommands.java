@@ -52,7 +52,7 @@ final class EventCommands {
 
         @Override
         RuntimeException refine(RuntimeException failure, SluiceClient client) {
-            return StreamCommands.missingScope(failure, stream, client.controller());
+            return StreamCommands.missingScope(failure, stream, client.streamManager()::scopeExists);
         }
     }
 

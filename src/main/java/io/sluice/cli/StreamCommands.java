@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 import io.sluice.common.Deadline;
 import io.sluice.controller.ControllerClient;
@@ -71,13 +72,13 @@ final class StreamCommands {
      *
      * @param failure what the command threw
      * @param stream the stream the command is about
-     * @param controller the client, still open (asked whether the scope exists)
+     * @param scopeExists asks the still open client whether a scope exists
      * @return the failure to report
      */
-    static RuntimeException missingScope(RuntimeException failure, ScopedStream stream, ControllerClient controller) {
+    static RuntimeException missingScope(RuntimeException failure, ScopedStream stream, Predicate<String> scopeExists) {
         if (failure instanceof NoSuchStreamException) {
             try {
-                if (!controller.scopeExists(stream.scope())) {
+                if (!scopeExists.test(stream.scope())) {
                     RuntimeException scope = ProtoMapper.noSuchScope(stream.scope());
                     scope.initCause(failure);
                     return scope;
@@ -97,7 +98,7 @@ final class StreamCommands {
 
         @Override
         RuntimeException refine(RuntimeException failure, ControllerClient controller) {
-            return missingScope(failure, stream, controller);
+            return missingScope(failure, stream, controller::scopeExists);
         }
 
         /**

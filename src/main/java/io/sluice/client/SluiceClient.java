@@ -140,8 +140,8 @@ public final class SluiceClient implements AutoCloseable {
         return new StreamManagerImpl(controller, new io.sluice.connection.RawClient(pool), locator);
     }
 
-    /** @return the controller client this client uses (for advanced use and tools) */
-    public ControllerClient controller() {
+    /** @return the controller client this client uses (internal: its type is not public API) */
+    ControllerClient controller() {
         return controller;
     }
 

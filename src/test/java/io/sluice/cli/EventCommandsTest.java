@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
+import io.sluice.client.ClientInternals;
 import io.sluice.client.SluiceClient;
 import io.sluice.controller.ControllerClient;
 import io.sluice.server.EmbeddedServer;
@@ -55,7 +56,7 @@ class EventCommandsTest {
     static void start() {
         server = EmbeddedServer.builder().inMemory().build();
         client = SluiceClient.connect(server.controllerUri());
-        controller = client.controller();
+        controller = ClientInternals.controller(client);
     }
 
     @AfterAll
@@ -265,7 +266,7 @@ class EventCommandsTest {
     private static EmbeddedServer withoutSegmentStore(String scope) {
         EmbeddedServer own = EmbeddedServer.builder().inMemory().build();
         try (SluiceClient c = SluiceClient.connect(own.controllerUri())) {
-            c.controller().createScope(scope);
+            ClientInternals.controller(c).createScope(scope);
             c.streamManager().createStream(scope, "lines", StreamConfiguration.builder()
                     .scalingPolicy(ScalingPolicy.fixed(2)).build());
         }

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.client.ClientInternals;
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.connection.ConnectionPool;
@@ -72,7 +73,7 @@ class ConnectionLossCompatTest {
     }
 
     private static Endpoint segmentStore(Segment segment) {
-        return real.client.controller().endpointFor(segment);
+        return ClientInternals.controller(real.client).endpointFor(segment);
     }
 
     /** The events of a segment from 0 to its current end, read without the proxy. */

@@ -28,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.admin.ReaderGroup;
+import io.sluice.client.ClientInternals;
 import io.sluice.common.Deadline;
 import io.sluice.common.KeyHash;
 import io.sluice.connection.ConnectionPool;
@@ -256,7 +257,7 @@ class EventStreamCompatTest {
 
     /** Reads a sealed segment from 0 to its end with Sluice's segment reader; returns its events in order. */
     private static List<String> readSegment(ConnectionPool pool, SegmentRange range) throws InterruptedException {
-        SegmentLocator locator = SegmentLocator.fixed(real.client.controller().endpointFor(range.segment()));
+        SegmentLocator locator = SegmentLocator.fixed(ClientInternals.controller(real.client).endpointFor(range.segment()));
         Semaphore ready = new Semaphore(0);
         List<String> out = new ArrayList<>();
         Deadline deadline = Deadline.after(Duration.ofSeconds(60));

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.sluice.client.ClientInternals;
 import io.sluice.common.Deadline;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.RawClient;
@@ -59,7 +60,7 @@ class StateSynchronizerCompatTest {
 
     private static RevisionedSegment log(Segment segment) {
         RevisionedSegment log = new RevisionedSegment(segment.qualifiedName(), pool,
-                SegmentLocator.fixed(real.client.controller().endpointFor(segment)), () -> null,
+                SegmentLocator.fixed(ClientInternals.controller(real.client).endpointFor(segment)), () -> null,
                 RevisionedSegment.Config.DEFAULT);
         logs.add(log);
         return log;
@@ -71,7 +72,7 @@ class StateSynchronizerCompatTest {
 
     /** The segment's start offset as the segment store reports it (the controller knows nothing of this truncation). */
     private static long headOffset(Segment segment) {
-        return new RawClient(pool).call(real.client.controller().endpointFor(segment),
+        return new RawClient(pool).call(ClientInternals.controller(real.client).endpointFor(segment),
                 id -> new GetStreamSegmentInfo(id, segment.qualifiedName(), ""), StreamSegmentInfo.class,
                 Deadline.after(Duration.ofSeconds(30))).startOffset();
     }

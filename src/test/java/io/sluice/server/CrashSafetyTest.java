@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.sluice.client.ClientInternals;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.common.Retry;
@@ -97,8 +98,8 @@ class CrashSafetyTest {
         int unacknowledgedAtKills = 0;
         WriterConfig patient = WriterConfig.DEFAULT.withRetry(Retry.withExpBackoff(Duration.ofMillis(10), 2, 30, Duration.ofMillis(500)));
         try (SluiceClient client = SluiceClient.connect("tcp://127.0.0.1:" + controllerPort)) {
-            client.controller().createScope(STREAM.scope());
-            client.controller().createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
+            ClientInternals.controller(client).createScope(STREAM.scope());
+            ClientInternals.controller(client).createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
             try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8(), patient)) {
                 for (int round = 1; round <= ROUNDS; round++) {
                     // stream events while the server is killed mid-flight

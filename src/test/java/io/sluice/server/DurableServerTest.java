@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.sluice.client.ClientInternals;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.connection.ConnectionPool;
@@ -64,8 +65,8 @@ class DurableServerTest {
     private static void write(EmbeddedServer server, int from, int to, boolean create) {
         try (SluiceClient client = SluiceClient.connect(server.controllerUri())) {
             if (create) {
-                client.controller().createScope(STREAM.scope());
-                client.controller().createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
+                ClientInternals.controller(client).createScope(STREAM.scope());
+                ClientInternals.controller(client).createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
             }
             try (EventStreamWriter<String> w = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
                 for (int i = from; i < to; i++) {

@@ -24,6 +24,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 import io.sluice.cli.Main;
+import io.sluice.client.ClientInternals;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.connection.Connection;
@@ -82,8 +83,8 @@ class FullDiskServerTest {
     }
 
     private static void createStream(SluiceClient client, ScopedStream stream) {
-        client.controller().createScope(stream.scope());
-        client.controller().createStream(stream,
+        ClientInternals.controller(client).createScope(stream.scope());
+        ClientInternals.controller(client).createStream(stream,
                 StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
     }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.sluice.auth.BasicCredentials;
 import io.sluice.client.ClientConfig;
+import io.sluice.client.ClientInternals;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.connection.ConnectionConfig;
@@ -73,8 +74,8 @@ class ServerSecurityTest {
     }
 
     private static void writeSome(SluiceClient client) {
-        client.controller().createScope(STREAM.scope());
-        client.controller().createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
+        ClientInternals.controller(client).createScope(STREAM.scope());
+        ClientInternals.controller(client).createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
         try (EventStreamWriter<String> w = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
             for (int i = 0; i < 10; i++) {
                 w.write("k", "e" + i);
@@ -112,10 +113,10 @@ class ServerSecurityTest {
             }
             try (SluiceClient wrong = SluiceClient.connect(ClientConfig.builder(server.controllerUri())
                     .credentials(new BasicCredentials("admin", "nope")).build())) {
-                assertThatThrownBy(() -> wrong.controller().scopeExists("secure")).isInstanceOf(AuthenticationException.class);
+                assertThatThrownBy(() -> ClientInternals.controller(wrong).scopeExists("secure")).isInstanceOf(AuthenticationException.class);
             }
             try (SluiceClient anonymous = SluiceClient.connect(server.controllerUri())) {
-                assertThatThrownBy(() -> anonymous.controller().scopeExists("secure")).isInstanceOf(AuthenticationException.class);
+                assertThatThrownBy(() -> ClientInternals.controller(anonymous).scopeExists("secure")).isInstanceOf(AuthenticationException.class);
             }
             // the segment store wants a delegation token
             String segment = server.segmentStore().segmentNames().stream().filter(n -> n.startsWith("secure/events/")).findFirst().orElseThrow();
