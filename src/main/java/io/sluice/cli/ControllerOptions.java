@@ -13,6 +13,7 @@ import io.sluice.connection.TlsConfig;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.controller.ControllerUri;
 import io.sluice.stream.ReaderConfig;
+import io.sluice.stream.RetryPolicy;
 import io.sluice.stream.WriterConfig;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -132,7 +133,7 @@ final class ControllerOptions {
      * @param timeout the command's {@code --timeout}
      * @return the policy for the command's writers and readers
      */
-    static Retry retryWithin(Duration timeout) {
+    static RetryPolicy retryWithin(Duration timeout) {
         Duration third = timeout.dividedBy(3);
         Retry policy = Retry.withExpBackoff(Duration.ofMillis(1), 10, Integer.MAX_VALUE,
                 third.compareTo(MAX_RETRY_WAIT) < 0 ? third : MAX_RETRY_WAIT);
@@ -147,7 +148,7 @@ final class ControllerOptions {
             waits += next;
             attempts++;
         }
-        return policy.withMaxAttempts(attempts);
+        return RetryPolicy.exponential(policy.initialBackoff(), policy.multiplier(), attempts, policy.maxBackoff());
     }
 
     /**

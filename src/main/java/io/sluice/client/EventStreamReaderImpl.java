@@ -191,7 +191,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         this.locator = locator;
         this.onClose = onClose;
         this.raw = new RawClient(pool);
-        this.segmentConfig = new SegmentReader.Config(config.bufferBytes(), config.retry());
+        this.segmentConfig = new SegmentReader.Config(config.bufferBytes(), RetryPolicies.toRetry(config.retry()));
         this.state = GroupStateClient.open(scope, group, controller, pool, locator);
         try {
             ReaderGroupState s = state.state();
@@ -786,7 +786,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         Objects.requireNonNull(pointer, "pointer");
         Segment segment = pointer.segment();
         DelegationTokenProvider tp = tokensFor(segment.scopedStream());
-        ByteBuffer frame = config.retry().run("fetching event " + pointer, () -> readFrame(pointer, tp));
+        ByteBuffer frame = segmentConfig.retry().run("fetching event " + pointer, () -> readFrame(pointer, tp));
         int type = frame.getInt(0);
         int length = frame.getInt(4);
         if (type != WireCommandType.EVENT.code() || length != pointer.length() - 8) {
@@ -844,7 +844,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private StreamSegmentInfo segmentInfo(Segment segment) {
         String name = segment.qualifiedName();
         DelegationTokenProvider tp = tokensFor(segment.scopedStream());
-        return config.retry().retryingOn(t -> t instanceof RetriableException && !(t instanceof DeadlineExceededException))
+        return segmentConfig.retry().retryingOn(t -> t instanceof RetriableException && !(t instanceof DeadlineExceededException))
                 .run("asking for the info of " + name, () -> {
                     String token = tp.token();
                     Reply reply = raw.call(locator.endpoint(name), id -> new GetStreamSegmentInfo(id, name, token),

@@ -115,8 +115,10 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
      * appended to with one id over a shared pooled connection would take over each other's session.
      */
     private SegmentWriter writerFor(Segment segment) {
-        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), UUID.randomUUID(), pool, locator,
-                () -> tokens, new SegmentWriter.Config(config.retry(), config.maxBlockBytes(), Duration.ofSeconds(30)), this));
+        SegmentWriter.Config segmentConfig = new SegmentWriter.Config(RetryPolicies.toRetry(config.retry()),
+                config.maxBlockBytes(), Duration.ofSeconds(30));
+        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), UUID.randomUUID(), pool,
+                locator, () -> tokens, segmentConfig, this));
     }
 
     @Override

@@ -3,8 +3,6 @@ package io.sluice.stream;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.sluice.common.Retry;
-
 /**
  * How one event reader behaves. Immutable value; start from {@link #DEFAULT} and change what you need with the
  * {@code with...} methods.
@@ -33,10 +31,11 @@ import io.sluice.common.Retry;
  * @param bufferBytes the prefetch window of each segment the reader owns: at most this many bytes are read ahead
  *     per segment (an idle segment buffers nothing)
  * @param retry how lost connections are retried before reads fail; as for writers ({@link WriterConfig#retry()}),
- *     at most {@link Retry#maxReconnectBackoff()} (250 ms by default) passes between reconnect attempts, and reads
+ *     at most {@link RetryPolicy#maxReconnectBackoff()} (250 ms by default) passes between reconnect attempts, and
+ *     reads
  *     fail only once the policy's whole backoff has passed without a connection
  */
-public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferBytes, Retry retry) {
+public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferBytes, RetryPolicy retry) {
 
     /** When an event counts as processed; see {@link ReaderConfig}. */
     public enum AckMode {
@@ -48,7 +47,7 @@ public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferB
 
     /** {@link AckMode#ON_READ}, 30 s offline timeout, 256 KiB prefetch per segment, Pravega's retry policy. */
     public static final ReaderConfig DEFAULT = new ReaderConfig(AckMode.ON_READ, Duration.ofSeconds(30), 256 * 1024,
-            Retry.withExpBackoff(Duration.ofMillis(1), 10, 10, Duration.ofSeconds(20)));
+            RetryPolicy.PRAVEGA);
 
     /**
      * @throws IllegalArgumentException if the timeout is not positive or the buffer is smaller than 1 KiB
@@ -81,7 +80,7 @@ public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferB
     }
 
     /** @return a copy with another retry policy */
-    public ReaderConfig withRetry(Retry r) {
+    public ReaderConfig withRetry(RetryPolicy r) {
         return new ReaderConfig(ackMode, offlineTimeout, bufferBytes, r);
     }
 }

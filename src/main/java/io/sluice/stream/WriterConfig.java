@@ -3,21 +3,20 @@ package io.sluice.stream;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.sluice.common.Retry;
-
 /**
  * How an event writer behaves.
  *
  * @param maxOutstandingBytes unacknowledged bytes (framing included) the writer holds before {@code write} blocks
  * @param backpressureTimeout how long {@code write} blocks for room before it fails
  * @param retry how lost connections to a segment store are retried before pending writes fail. After a lost or
- *     refused connection the writer tries again at most {@link Retry#maxReconnectBackoff()} later (250 ms by default,
- *     however far the exponential backoff has grown), so it resumes soon after a restarted server is back; pending
- *     writes fail only once the policy's whole backoff (about 90 s for the default) has passed without a
+ *     refused connection the writer tries again at most {@link RetryPolicy#maxReconnectBackoff()} later (250 ms by
+ *     default, however far the exponential backoff has grown), so it resumes soon after a restarted server is back;
+ *     pending writes fail only once the policy's whole backoff (about 90 s for the default) has passed without a
  *     connection. Change the cap with {@code retry.withMaxReconnectBackoff(...)}
  * @param maxBlockBytes the most bytes of events one append block carries (at most what one frame can carry)
  */
-public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, Retry retry, int maxBlockBytes) {
+public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry,
+                           int maxBlockBytes) {
 
     /**
      * The most event bytes (framing included) one append frame carries: a Pravega segment store refuses frames longer
@@ -28,7 +27,7 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
 
     /** 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks. */
     public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
-            Retry.withExpBackoff(Duration.ofMillis(1), 10, 10, Duration.ofSeconds(20)), 1024 * 1024);
+            RetryPolicy.PRAVEGA, 1024 * 1024);
 
     /** Checks the values. */
     public WriterConfig {
@@ -55,7 +54,7 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
     }
 
     /** @return a copy with another retry policy */
-    public WriterConfig withRetry(Retry r) {
+    public WriterConfig withRetry(RetryPolicy r) {
         return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes);
     }
 }

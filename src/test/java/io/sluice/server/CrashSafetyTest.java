@@ -22,11 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.sluice.client.ClientInternals;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
-import io.sluice.common.Retry;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.RawClient;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.RetryPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Serializers;
@@ -96,7 +96,8 @@ class CrashSafetyTest {
         List<CompletableFuture<Void>> callbacks = new ArrayList<>();
         AtomicInteger written = new AtomicInteger();
         int unacknowledgedAtKills = 0;
-        WriterConfig patient = WriterConfig.DEFAULT.withRetry(Retry.withExpBackoff(Duration.ofMillis(10), 2, 30, Duration.ofMillis(500)));
+        WriterConfig patient = WriterConfig.DEFAULT.withRetry(
+                RetryPolicy.exponential(Duration.ofMillis(10), 2, 30, Duration.ofMillis(500)));
         try (SluiceClient client = SluiceClient.connect("tcp://127.0.0.1:" + controllerPort)) {
             ClientInternals.controller(client).createScope(STREAM.scope());
             ClientInternals.controller(client).createStream(STREAM, StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
