@@ -5,7 +5,7 @@ import java.util.UUID;
 
 /**
  * The seeded hashes Pravega clients use to place keys, bit-exact with the Java client (Guava's
- * {@code murmur3_128}, see controller-api.md §7), so that Sluice and the official client send the same routing
+ * {@code murmur3_128}, see docs/controller.md §4), so that Sluice and the official client send the same routing
  * key to the same segment — non-ASCII keys included.
  *
  * <p>A hash becomes a fraction in {@code [0, 1)} from the top 52 bits of the first 64-bit half; a segment owns

@@ -21,7 +21,8 @@ import io.sluice.table.KeyValueTableConfiguration;
 
 /**
  * The Pravega controller, as the rest of the client sees it: every RPC of the controller API
- * ({@code io.pravega.controller.stream.api.grpc.v1.ControllerService}, controller-api.md §2) as a blocking method.
+ * ({@code io.pravega.controller.stream.api.grpc.v1.ControllerService} in {@code proto/controller.proto}; what the
+ * client relies on: docs/controller.md §5) as a blocking method.
  *
  * <h2>Contract of every method</h2>
  * <ul>

@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Pravega's naming rules for scopes, streams, reader groups and key-value tables (controller-api.md §5).
+ * Pravega's naming rules for scopes, streams, reader groups and key-value tables (docs/controller.md §3).
  *
  * <p>Names users create consist of ASCII letters, digits, {@code '.'} and {@code '-'}; a scope name has at most
  * {@value #MAX_SCOPE_NAME_LENGTH} characters, other names at most {@value #MAX_USER_NAME_LENGTH} (the controller

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * One segment of a stream: scope, stream and the 64-bit segment id, which holds the epoch that created the
- * segment in its high 32 bits and the segment number in its low 32 bits (controller-api.md §5). Immutable value,
+ * segment in its high 32 bits and the segment number in its low 32 bits (docs/controller.md §2). Immutable value,
  * ordered by scope, stream, then id.
  *
  * <p>The stream part is not checked against the stream naming rule because segments of key-value tables live in

@@ -3,7 +3,7 @@ package io.sluice.stream;
 import java.util.Objects;
 
 /**
- * A segment and the routing-key fractions it owns, {@code [low, high)} inside {@code [0, 1]} (controller-api.md §7:
+ * A segment and the routing-key fractions it owns, {@code [low, high)} inside {@code [0, 1]} (docs/controller.md §4:
  * a key goes to the segment with the smallest {@code high} at or above its fraction). Immutable value.
  *
  * <p>The controller computes key ranges as doubles, so the last range's {@code high} may exceed 1 by rounding;

@@ -11,7 +11,7 @@ import io.sluice.wire.InvalidWireCommandException.Problem;
 
 /**
  * Turns the append commands of one connection into whole appends, exactly as a Pravega segment store does
- * (wire-protocol.md §5.2). Feed it every request of the connection, in order:
+ * (docs/protocol.md §5). Feed it every request of the connection, in order:
  * <ul>
  *   <li>{@link SetupAppend} registers the writer on this connection (the caller still answers it);</li>
  *   <li>{@link AppendBlock} opens a block, which only the same writer's {@link AppendBlockEnd} may close;</li>

@@ -25,7 +25,7 @@ public final class InvalidWireCommandException extends SluiceException {
         INVALID_UTF,
         /** A field has a value the protocol does not allow (a negative count, a length past the frame). */
         INVALID_FIELD,
-        /** An append block violates the append-stream rules (wire-protocol.md section 5.2). */
+        /** An append block violates the append-stream rules (docs/protocol.md §5). */
         INVALID_APPEND
     }
 

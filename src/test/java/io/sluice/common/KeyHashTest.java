@@ -12,7 +12,7 @@ import com.google.common.hash.Hashing;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The routing hash against the vectors of controller-api.md §7 and against Guava, which the Java client uses. */
+/** The routing hash against the vectors of docs/controller.md §4 and against Guava, which the Java client uses. */
 @Timeout(30)
 class KeyHashTest {
 

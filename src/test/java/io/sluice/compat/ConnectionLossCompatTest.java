@@ -40,7 +40,7 @@ import io.sluice.stream.Segment;
 
 /**
  * Sluice's segment clients against the REAL Pravega 0.13 segment store while a proxy in between cuts every
- * connection again and again. The real server does not deduplicate a resent append (real-server-behaviour.md: it
+ * connection again and again. The real server does not deduplicate a resent append (docs/protocol.md §9: it
  * appends it a second time, without an acknowledgement), so exactly-once rests on the client alone: the writer must
  * resend only what {@code AppendSetup.lastEventNumber} says is missing, the reader must resume at its offset, and
  * conditional appends of two racing state clients must each land exactly once.

@@ -182,7 +182,7 @@ class EventStreamCompatTest {
     /**
      * The fraction the official Java client computes for a routing key: Guava's {@code murmur3_128} seeded with
      * {@code "EventRouter".hashCode()} over the key's UTF-16 code units, top 52 bits of the first half as the
-     * mantissa (controller-api.md §7) — computed here with Guava itself, not with Sluice's {@link KeyHash}.
+     * mantissa (docs/controller.md §4) — computed here with Guava itself, not with Sluice's {@link KeyHash}.
      */
     private static double officialFraction(String key) {
         long h1 = Hashing.murmur3_128("EventRouter".hashCode()).hashUnencodedChars(key).asLong();
@@ -191,7 +191,7 @@ class EventStreamCompatTest {
 
     @Test
     void nonAsciiRoutingKeysLandOnTheSegmentTheOfficialClientPicks() throws Exception {
-        // the oracle agrees with the reference vectors of controller-api.md §7, and Sluice with the oracle
+        // the oracle agrees with the reference vectors of docs/controller.md §4, and Sluice with the oracle
         assertThat(officialFraction("hello")).isEqualTo(0.658716230571337);
         assertThat(officialFraction("é")).isEqualTo(0.6688272069632242);
         assertThat(officialFraction("😀")).isEqualTo(0.7750255912171164);

@@ -22,9 +22,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * no duplicates), a committed and an aborted transaction, a key-value table, a byte stream, a state synchronizer,
  * and the cleanup. See {@code compat/README.md}.
  *
- * <p>Each {@link Target} is one cell of the compatibility matrix (design.md §7): the real Pravega 0.13 standalone
- * (which proves the driver itself) and Sluice's embedded server (started in this JVM for the run). The driver runs
- * through {@link OfficialClient}; its stdout (one JSON line) and stderr go to
+ * <p>Each {@link Target} is one cell of the compatibility matrix (docs/architecture.md §4): the real Pravega 0.13
+ * standalone (which proves the driver itself) and Sluice's embedded server (started in this JVM for the run). The
+ * driver runs through {@link OfficialClient}; its stdout (one JSON line) and stderr go to
  * {@code target/official-client/<cell>.{json,log}}; on failure the JSON and the tail of the log are in the assertion
  * message and on this test's stderr.
  */

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Reassembly of appends from every encoding a client may use (wire-protocol.md §5.2). */
+/** Reassembly of appends from every encoding a client may use (docs/protocol.md §5). */
 @Timeout(10)
 class AppendStreamDecoderTest {
     private static final UUID WRITER = UUID.fromString("e67d2fcc-0000-4000-8000-00005c400432");
@@ -136,7 +136,7 @@ class AppendStreamDecoderTest {
 
     @Test
     void encoderWritesTheDocumentedBytes() {
-        // wire-protocol.md §5.2 example: a single 5-byte event "hello"
+        // docs/protocol.md §5 example: a single 5-byte event "hello"
         WireOutput out = new WireOutput();
         AppendEncoder.writeBlock(out, WRITER, List.of(utf8("hello")), 1, 0x0000000100000000L);
         assertThat(out.toByteArray()).isEqualTo(concat(

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Byte-exact layouts of the error replies and table commands, written by hand from wire-protocol.md §4.5–§4.9,
- * plus their traps: the two InvalidEventNumber layouts, the empty-key quirk, optional trailing fields, and
- * lengths and counts that lie.
+ * Byte-exact layouts of the error replies and table commands, written by hand from Pravega's {@code WireCommands}
+ * (docs/protocol.md §4), plus their traps: the two InvalidEventNumber layouts, the empty-key quirk, optional trailing
+ * fields, and lengths and counts that lie.
  */
 @Timeout(10)
 class ErrorAndTableLayoutTest {

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Byte layouts of the conditional-append, segment management, merge and admin commands, written out by hand from
- * wire-protocol.md section 4, and the traps of the group.
+ * Pravega's {@code WireCommands}, and the traps of the group (docs/protocol.md §4).
  *
  * <p>Recognisable values: requestId {@code 0102030405060708}, writer {@code 1112..18 2122..28}, attribute
  * {@code 3132..38 4142..48}, longs {@code 5152..58}, {@code 6162..68}, {@code 7172..78}, {@code 8182..88},
