@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.sluice.common.Retry;
 import io.sluice.common.Threads;
 import io.sluice.server.controller.ControllerEvent;
 import io.sluice.server.controller.ControllerEventCodec;
@@ -54,6 +55,9 @@ final class DurableSegmentStore {
     static final Duration RESUME_FIRST_WAIT = Duration.ofMillis(50);
     /** Longest wait between retries of a write log that failed: how long after space is back writes resume, at most. */
     static final Duration RESUME_MAX_WAIT = Duration.ofSeconds(1);
+    /** The waits between repairs: doubling from the first to the longest; attempts are not bounded. */
+    private static final Retry RESUME_BACKOFF = Retry.withExpBackoff(RESUME_FIRST_WAIT, 2, Integer.MAX_VALUE,
+            RESUME_MAX_WAIT);
     private static final String LAYOUT_FILE = "sluice-layout.properties";
 
     private DurableSegmentStore() {
@@ -218,7 +222,6 @@ final class DurableSegmentStore {
         public CompletableFuture<Void> resume() {
             CompletableFuture<Void> done = new CompletableFuture<>();
             Threads.startVirtual("sluice-wal-resume-container-" + containerId, () -> {
-                Duration wait = RESUME_FIRST_WAIT;
                 int attempts = 0;
                 while (!closed) {
                     attempts++;
@@ -239,11 +242,10 @@ final class DurableSegmentStore {
                         break;
                     }
                     try {
-                        Thread.sleep(wait);
+                        Thread.sleep(RESUME_BACKOFF.backoff(attempts));
                     } catch (InterruptedException e) {
                         break;
                     }
-                    wait = wait.multipliedBy(2).compareTo(RESUME_MAX_WAIT) > 0 ? RESUME_MAX_WAIT : wait.multipliedBy(2);
                 }
                 done.completeExceptionally(new IllegalStateException("container " + containerId
                         + " closed before its write log was repaired"));

@@ -228,7 +228,8 @@ final class SegmentContainer {
             }
             if (op instanceof ContainerOp.Append a && failedWriter(a)) {
                 p.result.complete(new AppendResult.Refused(new ErrorMessage(a.requestId(), a.segment(),
-                        "the segment store lost earlier appends of writer " + a.writerId() + " to " + a.segment()
+                        "the segment store lost earlier appends of writer " + a.writerId() + " to "
+                                + WireText.abbreviate(a.segment())
                                 + " (it could not write them); set up the appends again to resend them",
                         ErrorMessage.ErrorCode.UNSPECIFIED)));
                 return p.result;

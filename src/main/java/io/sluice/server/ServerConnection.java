@@ -378,12 +378,12 @@ final class ServerConnection implements ReplySink {
                 }
             }
             case CreateTransientSegment r -> {
-                if (!WireText.fits(SegmentContainer.transientName(r.parentSegment(), r.writerId()))) {
+                String name = SegmentContainer.transientName(r.parentSegment(), r.writerId());
+                if (!WireText.fits(name)) {
                     send(new ErrorMessage(r.requestId(), r.parentSegment(), "the parent's name is too long for a"
                             + " transient segment name (at most 65535 bytes on the wire)",
                             ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION));
                 } else if (authorized(r.requestId(), r.delegationToken(), r.parentSegment(), true)) {
-                    String name = SegmentContainer.transientName(r.parentSegment(), r.writerId());
                     transients.add(name);
                     store.submit(new ContainerOp.CreateTransient(System.currentTimeMillis(), name, r.requestId()))
                             .whenComplete((reply, err) -> replyOrClose(reply, err));
