@@ -5,21 +5,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.auth.AccessOperation;
+import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.common.Deadline;
-import io.sluice.common.Endpoint;
 import io.sluice.connection.ConnectionConfig;
 import io.sluice.connection.ConnectionFactory;
 import io.sluice.connection.ConnectionPool;
-import io.sluice.connection.RawClient;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.connection.TlsConfig;
 import io.sluice.connection.TlsConnectionFactory;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.errors.SluiceException;
+import io.sluice.segment.SegmentCalls;
+import io.sluice.segment.SegmentInfo;
+import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentMetadataClient;
+import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.wire.GetStreamSegmentInfo;
-import io.sluice.wire.StreamSegmentInfo;
 
 /**
  * Asks the segment stores for segments' lengths and start offsets ({@code GetStreamSegmentInfo}), finding each
@@ -29,11 +32,12 @@ import io.sluice.wire.StreamSegmentInfo;
 final class SegmentLengths implements AutoCloseable {
     private final ControllerClient controller;
     private final ConnectionPool pool;
-    private final RawClient raw;
-    private final Map<Segment, Endpoint> endpoints = new HashMap<>();
+    private final SegmentLocator locator;
+    private final SegmentCalls calls;
+    private final Map<ScopedStream, DelegationTokenProvider> tokens = new HashMap<>();
 
     /**
-     * @param controller where to ask for the segment stores' addresses
+     * @param controller where to ask for the segment stores' addresses (and for tokens, should one expire)
      * @param config the controller configuration: TLS and trust store, and {@code operationTimeout} bounds connects
      */
     SegmentLengths(ControllerClient controller, ControllerClientConfig config) {
@@ -43,32 +47,45 @@ final class SegmentLengths implements AutoCloseable {
         ConnectionFactory factory = tls == null ? new TcpConnectionFactory(connections)
                 : new TlsConnectionFactory(connections, tls);
         this.pool = new ConnectionPool(factory, 1, ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION);
-        this.raw = new RawClient(pool);
+        this.locator = SegmentLocator.of(controller);
+        this.calls = new SegmentCalls(pool, locator, SegmentCalls.Config.DEFAULT);
     }
 
     /**
      * Reads the metadata of each segment, one after the other. Blocks until all answered or {@code deadline}.
      *
      * @param segments the segments
-     * @param delegationToken the controller's token for them ("" without auth)
+     * @param delegationToken the controller's token for them ("" without auth or when none came with them)
      * @param deadline when to give up
      * @return each segment's info, in the order of {@code segments}
-     * @throws SluiceException naming the segment and segment store that failed (the cause says why)
+     * @throws SluiceException naming the segment that failed (the cause says why)
      */
-    Map<Segment, StreamSegmentInfo> read(List<Segment> segments, String delegationToken, Deadline deadline) {
-        Map<Segment, StreamSegmentInfo> infos = new LinkedHashMap<>();
+    Map<Segment, SegmentInfo> read(List<Segment> segments, String delegationToken, Deadline deadline) {
+        Map<Segment, SegmentInfo> infos = new LinkedHashMap<>();
         for (Segment segment : segments) {
-            Endpoint endpoint = endpoints.computeIfAbsent(segment, controller::endpointFor);
+            DelegationTokenProvider provider = tokens.computeIfAbsent(segment.scopedStream(), s -> {
+                DelegationTokenProvider p = new DelegationTokenProvider(s.scope(), s.name(), AccessOperation.READ,
+                        () -> controller.delegationToken(s, AccessOperation.READ));
+                p.offer(delegationToken); // "" (no auth) is never fetched again; an expired token is refreshed
+                return p;
+            });
             try {
-                infos.put(segment, raw.call(endpoint,
-                        id -> new GetStreamSegmentInfo(id, segment.qualifiedName(), delegationToken),
-                        StreamSegmentInfo.class, deadline));
+                infos.put(segment, new SegmentMetadataClient(calls, segment.qualifiedName(), provider).info(deadline));
             } catch (RuntimeException e) {
                 throw new SluiceException("cannot read the length of segment " + segment.qualifiedName()
-                        + " from the segment store at " + endpoint + ": " + e.getMessage(), e);
+                        + where(segment) + ": " + e.getMessage(), e);
             }
         }
         return infos;
+    }
+
+    /** @return " from the segment store at host:port", or "" if even that is unknown */
+    private String where(Segment segment) {
+        try {
+            return " from the segment store at " + locator.endpoint(segment.qualifiedName());
+        } catch (RuntimeException e) {
+            return "";
+        }
     }
 
     /** Closes the connections. */

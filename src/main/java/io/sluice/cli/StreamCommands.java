@@ -23,7 +23,7 @@ import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
-import io.sluice.wire.StreamSegmentInfo;
+import io.sluice.segment.SegmentInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -111,7 +111,7 @@ final class StreamCommands {
             Map<Segment, Long> positions = new TreeMap<>();
             try (SegmentLengths lengths = new SegmentLengths(controller, config)) {
                 lengths.read(current.segments(), current.delegationToken(), deadline)
-                        .forEach((segment, info) -> positions.put(segment, info.writeOffset()));
+                        .forEach((segment, info) -> positions.put(segment, info.length()));
             }
             return StreamCut.of(positions);
         }
@@ -417,12 +417,12 @@ final class StreamCommands {
 
         /** Rejects a cut the controller would accept but the segment stores could not carry out. */
         private void check(ControllerClient controller, StreamCut cut, String token, Deadline deadline) {
-            Map<Segment, StreamSegmentInfo> infos;
+            Map<Segment, SegmentInfo> infos;
             try (SegmentLengths lengths = new SegmentLengths(controller, config)) {
                 infos = lengths.read(List.copyOf(cut.positions().keySet()), token, deadline);
             }
             cut.positions().forEach((segment, offset) -> {
-                long length = infos.get(segment).writeOffset();
+                long length = infos.get(segment).length();
                 if (offset > length) {
                     throw new IllegalArgumentException("offset " + offset + " of segment " + Formats.shortName(segment)
                             + " lies beyond its end (" + length + ")");

@@ -32,8 +32,6 @@ import io.sluice.client.ReaderGroupState.ReaderInfo;
 import io.sluice.common.Deadline;
 import io.sluice.common.Threads;
 import io.sluice.connection.ConnectionPool;
-import io.sluice.connection.RawClient;
-import io.sluice.connection.ReplyErrors;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.SegmentSuccessors;
 import io.sluice.errors.DeadlineExceededException;
@@ -45,6 +43,9 @@ import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.errors.TokenExpiredException;
 import io.sluice.errors.WrongHostException;
 import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentCalls;
+import io.sluice.segment.SegmentFetcher;
+import io.sluice.segment.SegmentMetadataClient;
 import io.sluice.segment.SegmentReader;
 import io.sluice.stream.EventDeserializationException;
 import io.sluice.stream.EventPointer;
@@ -55,15 +56,6 @@ import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializer;
-import io.sluice.wire.AuthTokenCheckFailed;
-import io.sluice.wire.ErrorReply;
-import io.sluice.wire.GetStreamSegmentInfo;
-import io.sluice.wire.ReadSegment;
-import io.sluice.wire.Reply;
-import io.sluice.wire.SegmentRead;
-import io.sluice.wire.StreamSegmentInfo;
-import io.sluice.wire.WireCommandType;
-import io.sluice.wire.WrongHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -136,7 +128,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private final ControllerClient controller;
     private final ConnectionPool pool;
     private final SegmentLocator locator;
-    private final RawClient raw;
+    private final SegmentCalls calls;
     private final GroupStateClient state;
     private final SegmentReader.Config segmentConfig;
     private final long heartbeatMillis;
@@ -190,7 +182,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         this.pool = pool;
         this.locator = locator;
         this.onClose = onClose;
-        this.raw = new RawClient(pool);
+        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(RetryPolicies.toRetry(config.retry()),
+                REQUEST_TIMEOUT));
         this.segmentConfig = new SegmentReader.Config(config.bufferBytes(), RetryPolicies.toRetry(config.retry()));
         this.state = GroupStateClient.open(scope, group, controller, pool, locator);
         try {
@@ -606,7 +599,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         long from = o.reader.position();
         long start;
         try {
-            start = segmentInfo(segment).startOffset();
+            start = new SegmentMetadataClient(calls, segment.qualifiedName(), tokensFor(segment.scopedStream()))
+                    .startOffset();
         } catch (RuntimeException e) {
             cause.addSuppressed(e);
             signal(o);
@@ -785,90 +779,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     public T fetchEvent(EventPointer pointer) {
         Objects.requireNonNull(pointer, "pointer");
         Segment segment = pointer.segment();
-        DelegationTokenProvider tp = tokensFor(segment.scopedStream());
-        ByteBuffer frame = segmentConfig.retry().run("fetching event " + pointer, () -> readFrame(pointer, tp));
-        int type = frame.getInt(0);
-        int length = frame.getInt(4);
-        if (type != WireCommandType.EVENT.code() || length != pointer.length() - 8) {
-            throw new IllegalArgumentException("there is no event at " + pointer + ": the bytes there start with type "
-                    + type + " and length " + length + ", not an event of " + (pointer.length() - 8) + " bytes");
-        }
-        return serializer.deserialize(frame.slice(8, length).asReadOnlyBuffer());
-    }
-
-    /** Reads the pointer's bytes with one ReadSegment (more only if the segment store answers in pieces). */
-    private ByteBuffer readFrame(EventPointer pointer, DelegationTokenProvider tp) {
-        Segment segment = pointer.segment();
-        StreamSegmentInfo info = segmentInfo(segment);
-        if (pointer.offset() < info.startOffset()) {
-            throw new SegmentTruncatedException("the event at " + pointer + " was truncated away: segment " + segment
-                    + " now starts at offset " + info.startOffset());
-        }
-        if (pointer.offset() + pointer.length() > info.writeOffset()) {
-            throw new IllegalArgumentException("there is no event at " + pointer + ": segment " + segment + " is only "
-                    + info.writeOffset() + " bytes long");
-        }
-        String name = segment.qualifiedName();
-        ByteBuffer out = ByteBuffer.allocate(pointer.length());
-        while (out.hasRemaining()) {
-            long at = pointer.offset() + out.position();
-            int want = out.remaining();
-            String token = tp.token();
-            Reply reply = raw.call(locator.endpoint(name), id -> new ReadSegment(name, at, want, token, id),
-                    Deadline.after(REQUEST_TIMEOUT));
-            switch (reply) {
-                case SegmentRead r -> {
-                    if (r.offset() != at || (!r.data().hasRemaining() && r.endOfSegment())) {
-                        throw new ProtocolException("segment store answered a read of " + name + " at " + at
-                                + " with " + r.data().remaining() + " bytes at " + r.offset());
-                    }
-                    ByteBuffer data = r.data();
-                    out.put(data.limit(data.position() + Math.min(data.remaining(), out.remaining())));
-                }
-                case WrongHost w -> {
-                    locator.invalidate(name);
-                    throw new WrongHostException("segment store does not own " + name);
-                }
-                case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                    tp.refreshAfterExpired(token);
-                    throw new TokenExpiredException("the delegation token for " + name + " expired");
-                }
-                case ErrorReply e -> throw ReplyErrors.toException(e);
-                default -> throw new ProtocolException("segment store answered a read of " + name + " with "
-                        + reply.type());
-            }
-        }
-        return out.flip();
-    }
-
-    private StreamSegmentInfo segmentInfo(Segment segment) {
-        String name = segment.qualifiedName();
-        DelegationTokenProvider tp = tokensFor(segment.scopedStream());
-        return segmentConfig.retry().retryingOn(t -> t instanceof RetriableException && !(t instanceof DeadlineExceededException))
-                .run("asking for the info of " + name, () -> {
-                    String token = tp.token();
-                    Reply reply = raw.call(locator.endpoint(name), id -> new GetStreamSegmentInfo(id, name, token),
-                            Deadline.after(REQUEST_TIMEOUT));
-                    return switch (reply) {
-                        case StreamSegmentInfo info -> {
-                            if (!info.exists() || info.isDeleted()) {
-                                throw new io.sluice.errors.NoSuchSegmentException("segment " + name + " does not exist");
-                            }
-                            yield info;
-                        }
-                        case WrongHost w -> {
-                            locator.invalidate(name);
-                            throw new WrongHostException("segment store does not own " + name);
-                        }
-                        case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                            tp.refreshAfterExpired(token);
-                            throw new TokenExpiredException("the delegation token for " + name + " expired");
-                        }
-                        case ErrorReply e -> throw ReplyErrors.toException(e);
-                        default -> throw new ProtocolException("segment store answered GetStreamSegmentInfo for "
-                                + name + " with " + reply.type());
-                    };
-                });
+        SegmentFetcher fetcher = new SegmentFetcher(calls, segment.qualifiedName(), tokensFor(segment.scopedStream()));
+        return serializer.deserialize(fetcher.fetchEvent(pointer.offset(), pointer.length()));
     }
 
     private DelegationTokenProvider tokensFor(ScopedStream stream) {

@@ -10,8 +10,6 @@ import io.sluice.auth.AccessOperation;
 import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.connection.ConnectionPool;
-import io.sluice.connection.RawClient;
-import io.sluice.connection.ReplyErrors;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.StreamSegments;
 import io.sluice.errors.ConnectionFailedException;
@@ -20,19 +18,14 @@ import io.sluice.errors.NoSuchStreamException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.SegmentSealedException;
 import io.sluice.segment.RevisionedSegment;
+import io.sluice.segment.SegmentCalls;
+import io.sluice.segment.SegmentFetcher;
 import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.StateSynchronizer;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.StreamCut;
-import io.sluice.wire.AuthTokenCheckFailed;
-import io.sluice.wire.ErrorReply;
-import io.sluice.wire.ReadSegment;
-import io.sluice.wire.Reply;
-import io.sluice.wire.SegmentIsTruncated;
-import io.sluice.wire.SegmentRead;
-import io.sluice.wire.WrongHost;
 
 /**
  * A reader group's shared state as one process sees it: a {@link StateSynchronizer} over the single segment of the
@@ -46,7 +39,7 @@ final class GroupStateClient implements AutoCloseable {
     private final String group;
     private final Segment segment;
     private final SegmentLocator locator;
-    private final RawClient raw;
+    private final SegmentFetcher changes;
     private final DelegationTokenProvider tokens;
     private final RevisionedSegment log;
     private final StateSynchronizer<ReaderGroupState, GroupUpdate> sync;
@@ -57,7 +50,8 @@ final class GroupStateClient implements AutoCloseable {
         this.group = group;
         this.segment = segment;
         this.locator = locator;
-        this.raw = new RawClient(pool);
+        this.changes = new SegmentFetcher(new SegmentCalls(pool, locator, SegmentCalls.Config.DEFAULT),
+                segment.qualifiedName(), tokens);
         this.tokens = tokens;
         this.log = new RevisionedSegment(segment.qualifiedName(), pool, locator, () -> tokens,
                 RevisionedSegment.Config.DEFAULT);
@@ -162,37 +156,11 @@ final class GroupStateClient implements AutoCloseable {
      * @throws io.sluice.errors.SluiceException if the segment store refused the read for another reason
      */
     boolean awaitChange(Deadline deadline) {
-        long at = sync.revision();
-        String name = segment.qualifiedName();
-        Reply reply;
-        try {
-            String token = tokens.token(deadline);
-            reply = raw.call(locator.endpoint(name), id -> new ReadSegment(name, at, 1, token, id), deadline);
-        } catch (DeadlineExceededException e) {
-            return false;
-        } catch (ConnectionFailedException e) {
-            return true;
-        }
-        return switch (reply) {
-            case SegmentRead r -> {
-                if (!r.data().hasRemaining() && r.endOfSegment()) {
-                    throw new SegmentSealedException("the state of reader group '" + scope + "/" + group
-                            + "' was sealed: the group is being deleted");
-                }
-                yield true;
-            }
-            case SegmentIsTruncated t -> true;
-            case WrongHost w -> {
-                locator.invalidate(name);
-                yield true;
-            }
-            case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                tokens.refreshAfterExpired(tokens.token());
-                yield true;
-            }
-            case ErrorReply e -> throw ReplyErrors.toException(e);
-            default -> throw new ProtocolException("segment store answered a read of " + name + " with "
-                    + reply.type());
+        return switch (changes.awaitData(sync.revision(), deadline)) {
+            case CHANGED -> true;
+            case TIMED_OUT -> false;
+            case SEALED -> throw new SegmentSealedException("the state of reader group '" + scope + "/" + group
+                    + "' was sealed: the group is being deleted");
         };
     }
 

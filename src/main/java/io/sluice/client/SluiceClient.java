@@ -14,7 +14,8 @@ import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.connection.TlsConnectionFactory;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.GrpcControllerClient;
-import io.sluice.controller.SegmentEndpointCache;
+import io.sluice.segment.SegmentCalls;
+import io.sluice.segment.SegmentLocator;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ReaderConfig;
@@ -41,7 +42,7 @@ public final class SluiceClient implements AutoCloseable {
     private final ClientConfig config;
     private final ControllerClient controller;
     private final ConnectionPool pool;
-    private final ControllerLocator locator;
+    private final SegmentLocator locator;
     /** Readers this client created and that are still open; closed with the client. */
     private final Set<EventStreamReaderImpl<?>> readers = ConcurrentHashMap.newKeySet();
 
@@ -51,7 +52,7 @@ public final class SluiceClient implements AutoCloseable {
         ConnectionFactory factory = config.segmentStoreTls() == null ? new TcpConnectionFactory(config.connections())
                 : new TlsConnectionFactory(config.connections(), config.segmentStoreTls());
         this.pool = new ConnectionPool(factory, config.maxConnectionsPerSegmentStore(), ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION);
-        this.locator = new ControllerLocator(new SegmentEndpointCache(controller));
+        this.locator = SegmentLocator.of(controller);
     }
 
     /**
@@ -137,7 +138,7 @@ public final class SluiceClient implements AutoCloseable {
 
     /** @return a manager of scopes and streams (cheap; shares this client's connections) */
     public io.sluice.admin.StreamManager streamManager() {
-        return new StreamManagerImpl(controller, new io.sluice.connection.RawClient(pool), locator);
+        return new StreamManagerImpl(controller, new SegmentCalls(pool, locator, SegmentCalls.Config.DEFAULT));
     }
 
     /** @return the controller client this client uses (internal: its type is not public API) */

@@ -11,7 +11,9 @@ import io.sluice.admin.StreamInfo;
 import io.sluice.admin.StreamManager;
 import io.sluice.auth.AccessOperation;
 import io.sluice.common.Deadline;
-import io.sluice.connection.RawClient;
+import io.sluice.segment.SegmentCalls;
+import io.sluice.segment.SegmentMetadataClient;
+import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.ScaleResult;
 import io.sluice.controller.StreamSegments;
@@ -22,21 +24,17 @@ import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
-import io.sluice.wire.GetStreamSegmentInfo;
-import io.sluice.wire.StreamSegmentInfo;
 
 /** {@link StreamManager} over the controller client, plus the segment stores for tail offsets. */
 final class StreamManagerImpl implements StreamManager {
     private static final Duration SEGMENT_INFO_TIMEOUT = Duration.ofSeconds(30);
 
     private final ControllerClient controller;
-    private final RawClient raw;
-    private final ControllerLocator locator;
+    private final SegmentCalls calls;
 
-    StreamManagerImpl(ControllerClient controller, RawClient raw, ControllerLocator locator) {
+    StreamManagerImpl(ControllerClient controller, SegmentCalls calls) {
         this.controller = controller;
-        this.raw = raw;
-        this.locator = locator;
+        this.calls = calls;
     }
 
     @Override
@@ -119,15 +117,15 @@ final class StreamManagerImpl implements StreamManager {
         if (current.ranges().isEmpty()) {
             return new StreamInfo(s, config, head, StreamCut.UNBOUNDED, true);
         }
-        String token = current.delegationToken().isEmpty() ? controller.delegationToken(s, AccessOperation.READ)
-                : current.delegationToken();
+        DelegationTokenProvider tokens = new DelegationTokenProvider(scope, stream, AccessOperation.READ,
+                () -> controller.delegationToken(s, AccessOperation.READ));
+        if (!current.delegationToken().isEmpty()) {
+            tokens.offer(current.delegationToken());
+        }
         Map<Segment, Long> tail = new TreeMap<>();
         Deadline deadline = Deadline.after(SEGMENT_INFO_TIMEOUT);
         for (Segment segment : current.segments()) {
-            String name = segment.qualifiedName();
-            StreamSegmentInfo info = raw.call(locator.endpoint(name), id -> new GetStreamSegmentInfo(id, name, token),
-                    StreamSegmentInfo.class, deadline);
-            tail.put(segment, info.writeOffset());
+            tail.put(segment, new SegmentMetadataClient(calls, segment.qualifiedName(), tokens).info(deadline).length());
         }
         return new StreamInfo(s, config, head, StreamCut.of(tail), false);
     }

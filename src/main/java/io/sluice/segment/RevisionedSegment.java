@@ -159,8 +159,7 @@ public final class RevisionedSegment implements AutoCloseable {
     }
 
     private final String segment;
-    private final ConnectionPool pool;
-    private final SegmentLocator locator;
+    private final SegmentCalls calls;
     private final Supplier<DelegationTokenProvider> tokens;
     private final Config config;
     private final UUID writerId = UUID.randomUUID();
@@ -169,6 +168,8 @@ public final class RevisionedSegment implements AutoCloseable {
     private final Semaphore appendPermit = new Semaphore(1);
     /** Confined to the holder of {@link #appendPermit}: the append session, or null before setup / after a failure. */
     private Lease session;
+    /** Confined to the holder of {@link #appendPermit}: the token the session was set up with. */
+    private String sessionToken = "";
     /** Confined to the holder of {@link #appendPermit}: the last event number handed out. */
     private long lastEventNumber;
     private volatile boolean closed;
@@ -185,10 +186,9 @@ public final class RevisionedSegment implements AutoCloseable {
     public RevisionedSegment(String segment, ConnectionPool pool, SegmentLocator locator,
                              Supplier<DelegationTokenProvider> tokens, Config config) {
         this.segment = Objects.requireNonNull(segment, "segment");
-        this.pool = Objects.requireNonNull(pool, "pool");
-        this.locator = Objects.requireNonNull(locator, "locator");
         this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.config = Objects.requireNonNull(config, "config");
+        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), config.requestTimeout()));
     }
 
     /** @return the segment this client works on */
@@ -366,7 +366,7 @@ public final class RevisionedSegment implements AutoCloseable {
                         + ": the segment does not exist");
                 case InvalidEventNumber e -> throw new ConnectionFailedException("segment store rejected event number "
                         + e.eventNumber() + " of writer " + writerId + " on " + segment + "; setting the session up again");
-                case ErrorReply e -> throw failure(e);
+                case ErrorReply e -> throw calls.failure(segment, tokens.get(), sessionToken, e);
                 default -> throw new ProtocolException("segment store answered an append to " + segment + " with " + r.type());
             }
         }
@@ -374,11 +374,13 @@ public final class RevisionedSegment implements AutoCloseable {
 
     /** Opens a lease and sets the append session up on it; returns the server's last event number of this writer. */
     private long setUpSession(Deadline deadline) {
-        Lease l = pool.lease(locator.endpoint(segment), deadline);
+        Lease l = calls.lease(segment, deadline);
         boolean kept = false;
         try {
             long id = l.nextRequestId();
-            l.send(new SetupAppend(id, writerId, segment, token(deadline)));
+            String token = calls.token(tokens.get(), deadline);
+            sessionToken = token;
+            l.send(new SetupAppend(id, writerId, segment, token));
             while (true) {
                 Reply r = l.await(deadline);
                 switch (r) {
@@ -392,7 +394,7 @@ public final class RevisionedSegment implements AutoCloseable {
                     }
                     case NoSuchSegment n -> throw new NoSuchSegmentException("cannot append to " + segment
                             + ": the segment does not exist");
-                    case ErrorReply e -> throw failure(e);
+                    case ErrorReply e -> throw calls.failure(segment, tokens.get(), sessionToken, e);
                     default -> throw new ProtocolException("segment store answered SetupAppend on " + segment
                             + " with " + r.type());
                 }
@@ -603,66 +605,13 @@ public final class RevisionedSegment implements AutoCloseable {
         return attribute(writerId, "writer attribute");
     }
 
-    /** Builds a request from a request id and the current delegation token. */
-    @FunctionalInterface
-    private interface RequestBuilder {
-        Request build(long requestId, String token);
-    }
-
-    /**
-     * One request/reply on a leased flow, retried on retriable failures; wrong host and expired tokens are handled
-     * (forget the endpoint, refresh the token) and retried. Returns the reply, error replies included.
-     */
-    private Reply request(String what, RequestBuilder builder) {
-        return config.retry().run(what, () -> {
-            Deadline deadline = Deadline.after(config.requestTimeout());
-            try (Lease lease = pool.lease(locator.endpoint(segment), deadline)) {
-                long id = lease.nextRequestId();
-                lease.send(builder.build(id, token(deadline)));
-                while (true) {
-                    Reply r = lease.await(deadline);
-                    if (r.requestId() != id) {
-                        continue;
-                    }
-                    if (r instanceof WrongHost || (r instanceof AuthTokenCheckFailed a && a.isTokenExpired())) {
-                        throw failure((ErrorReply) r);
-                    }
-                    return r;
-                }
-            }
-        });
-    }
-
-    /** Maps an error reply; wrong host and expired tokens are also acted on, so a retry can succeed. */
-    private SluiceException failure(ErrorReply e) {
-        switch (e) {
-            case WrongHost w -> {
-                locator.invalidate(segment);
-                return new WrongHostException("segment store does not own " + segment);
-            }
-            case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                DelegationTokenProvider p = tokens.get();
-                if (p != null) {
-                    p.refreshAfterExpired(p.token());
-                }
-                return new TokenExpiredException("delegation token for " + segment + " expired");
-            }
-            default -> {
-                return ReplyErrors.toException(e);
-            }
-        }
+    /** One request/reply through the segment-call layer; error replies other than WrongHost and expiry included. */
+    private Reply request(String what, SegmentCalls.RequestBuilder builder) {
+        return calls.call(segment, tokens.get(), what, builder, null);
     }
 
     private SluiceException unexpected(Reply r, String request) {
-        if (r instanceof ErrorReply e) {
-            return failure(e);
-        }
-        return new ProtocolException("segment store answered " + request + " on " + segment + " with " + r.type());
-    }
-
-    private String token(Deadline deadline) {
-        DelegationTokenProvider p = tokens.get();
-        return p == null ? "" : p.token(deadline);
+        return calls.unexpected(segment, r, request);
     }
 
     private void checkOpen() {

@@ -1,6 +1,9 @@
 package io.sluice.segment;
 
 import io.sluice.common.Endpoint;
+import io.sluice.controller.ControllerClient;
+import io.sluice.controller.SegmentEndpointCache;
+import io.sluice.stream.Segment;
 
 /**
  * Where a segment lives. Implemented over the controller's {@code getURI} with a cache. Thread-safe.
@@ -15,6 +18,25 @@ public interface SegmentLocator {
 
     /** Forgets a cached endpoint after the segment store answered WrongHost. */
     void invalidate(String segment);
+
+    /**
+     * @param controller the controller to ask ({@code getURI})
+     * @return a locator that asks {@code controller} and caches its answers ({@link SegmentEndpointCache})
+     */
+    static SegmentLocator of(ControllerClient controller) {
+        SegmentEndpointCache cache = new SegmentEndpointCache(controller);
+        return new SegmentLocator() {
+            @Override
+            public Endpoint endpoint(String segment) {
+                return cache.endpointFor(segment);
+            }
+
+            @Override
+            public void invalidate(String segment) {
+                cache.invalidate(Segment.parse(segment));
+            }
+        };
+    }
 
     /** @return a locator that always answers {@code endpoint} (tests, single-node servers) */
     static SegmentLocator fixed(Endpoint endpoint) {

@@ -15,7 +15,6 @@ import io.sluice.common.Retry;
 import io.sluice.common.Threads;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.Lease;
-import io.sluice.connection.ReplyErrors;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
@@ -47,6 +46,8 @@ import org.slf4j.LoggerFactory;
 public final class SegmentReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentReader.class);
     private static final Duration AWAIT_SLICE = Duration.ofSeconds(30);
+    /** How long connecting (and fetching a token) may take per attempt. */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
 
     /** Learns that a reader has something to hand out. Called on the prefetch thread; must not block. */
     @FunctionalInterface
@@ -95,8 +96,7 @@ public final class SegmentReader implements AutoCloseable {
 
     private final String segment;
     private final long endOffset;
-    private final ConnectionPool pool;
-    private final SegmentLocator locator;
+    private final SegmentCalls calls;
     private final Supplier<DelegationTokenProvider> tokens;
     private final Config config;
     private final Listener listener;
@@ -118,6 +118,8 @@ public final class SegmentReader implements AutoCloseable {
     /** Consumer thread: what {@link #hasSomething()} said as the last {@link #next()} returned. */
     private boolean more;
     private volatile boolean closed;
+    /** Confined to the prefetcher: the token of the last read sent, which the server may refuse as expired. */
+    private String sentToken = "";
     private final Thread prefetcher;
 
     /**
@@ -133,10 +135,9 @@ public final class SegmentReader implements AutoCloseable {
         }
         this.endOffset = endOffset;
         this.bufferOffset = startOffset;
-        this.pool = Objects.requireNonNull(pool, "pool");
-        this.locator = Objects.requireNonNull(locator, "locator");
-        this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.config = Objects.requireNonNull(config, "config");
+        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), CONNECT_TIMEOUT));
+        this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.endOfSegment = startOffset >= endOffset;
         this.prefetcher = Threads.startVirtual("sluice-reader-" + segment, this::prefetchLoop);
@@ -401,26 +402,21 @@ public final class SegmentReader implements AutoCloseable {
                     }
                     case SegmentIsSealed s -> deliver(ByteBuffer.allocate(0), true);
                     case SegmentIsTruncated t -> {
-                        fail(ReplyErrors.toException(t));
+                        fail(calls.failure(segment, tokens.get(), sentToken, t));
                         return;
                     }
                     case NoSuchSegment n -> {
-                        fail(ReplyErrors.toException(n));
+                        fail(calls.failure(segment, tokens.get(), sentToken, n));
                         return;
                     }
                     case WrongHost w -> {
-                        locator.invalidate(segment);
+                        calls.failure(segment, tokens.get(), sentToken, w);
                         lease.close();
                         lease = null;
                     }
-                    case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                        DelegationTokenProvider p = tokens.get();
-                        if (p != null) {
-                            p.refreshAfterExpired(p.token());
-                        }
-                    }
+                    case AuthTokenCheckFailed a when a.isTokenExpired() -> calls.failure(segment, tokens.get(), sentToken, a);
                     case ErrorReply e -> {
-                        fail(ReplyErrors.toException(e));
+                        fail(calls.failure(segment, tokens.get(), sentToken, e));
                         return;
                     }
                     default -> throw new ProtocolException("segment store answered a read of " + segment + " with " + reply.type());
@@ -440,14 +436,14 @@ public final class SegmentReader implements AutoCloseable {
     }
 
     private Lease connect() {
-        return config.retry().run("connecting to read " + segment, () -> pool.lease(locator.endpoint(segment),
-                Deadline.after(Duration.ofSeconds(30))));
+        return calls.retrying("connecting to read " + segment, null,
+                () -> calls.lease(segment, Deadline.after(CONNECT_TIMEOUT)));
     }
 
     /** One read: sends ReadSegment and waits (as long as it takes: at the tail it is a long poll). */
     private Reply read(Lease lease, long offset, int length) {
-        DelegationTokenProvider p = tokens.get();
-        String token = p == null ? "" : p.token();
+        String token = calls.token(tokens.get(), Deadline.after(CONNECT_TIMEOUT));
+        sentToken = token;
         long id = lease.nextRequestId();
         lease.send(new ReadSegment(segment, offset, length, token, id));
         while (!closed) {

@@ -14,21 +14,17 @@ import java.util.function.Supplier;
 
 import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.common.Deadline;
-import io.sluice.common.Endpoint;
 import io.sluice.common.Retry;
 import io.sluice.common.Threads;
 import io.sluice.connection.Connection;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.Lease;
-import io.sluice.connection.ReplyErrors;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.RetriesExhaustedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
-import io.sluice.errors.TokenExpiredException;
-import io.sluice.errors.WrongHostException;
 import io.sluice.errors.WriterClosedException;
 import io.sluice.wire.AppendSetup;
 import io.sluice.wire.AuthTokenCheckFailed;
@@ -105,8 +101,7 @@ public final class SegmentWriter implements AutoCloseable {
 
     private final String segment;
     private final UUID writerId;
-    private final ConnectionPool pool;
-    private final SegmentLocator locator;
+    private final SegmentCalls calls;
     private final Supplier<DelegationTokenProvider> tokens;
     private final Config config;
     private final Listener listener;
@@ -119,6 +114,8 @@ public final class SegmentWriter implements AutoCloseable {
     private final ArrayDeque<PendingEvent> inflight = new ArrayDeque<>();
     /** Guarded by lock. */
     private Phase phase = Phase.CONNECTING;
+    /** The token the current session was set up with (written by the setup, read by the receiver after it). */
+    private volatile String sessionToken = "";
     /** Guarded by lock: the lease the flusher sends on while READY. */
     private Lease lease;
     /** Guarded by lock. */
@@ -143,10 +140,9 @@ public final class SegmentWriter implements AutoCloseable {
                          Supplier<DelegationTokenProvider> tokens, Config config, Listener listener) {
         this.segment = Objects.requireNonNull(segment, "segment");
         this.writerId = Objects.requireNonNull(writerId, "writerId");
-        this.pool = Objects.requireNonNull(pool, "pool");
-        this.locator = Objects.requireNonNull(locator, "locator");
         this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.config = Objects.requireNonNull(config, "config");
+        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), config.setupTimeout()));
         this.listener = Objects.requireNonNull(listener, "listener");
         this.receiver = Threads.startVirtual("sluice-writer-receiver-" + segment, this::receiveLoop);
         this.flusher = Threads.startVirtual("sluice-writer-flusher-" + segment, this::flushLoop);
@@ -395,15 +391,14 @@ public final class SegmentWriter implements AutoCloseable {
                 return false;
             }
             case WrongHost w -> {
-                locator.invalidate(segment);
-                throw new ConnectionFailedException("segment store does not own " + segment);
+                // acted on by the call layer (the endpoint is forgotten); the session is set up again
+                throw new ConnectionFailedException(calls.failure(segment, tokens.get(), sessionToken, w).getMessage());
             }
             case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                refreshToken();
-                throw new ConnectionFailedException("delegation token expired");
+                throw new ConnectionFailedException(calls.failure(segment, tokens.get(), sessionToken, a).getMessage());
             }
             case KeepAlive k -> { }
-            case ErrorReply e -> throw ReplyErrors.toException(e);
+            case ErrorReply e -> throw calls.failure(segment, tokens.get(), sessionToken, e);
             default -> LOG.debug("writer of {} ignores {}", segment, r);
         }
         return true;
@@ -427,13 +422,6 @@ public final class SegmentWriter implements AutoCloseable {
     private void acknowledged(DataAppended ack) {
         acknowledgedThisSession = true;
         acknowledge(ack.eventNumber(), ack.currentSegmentWriteOffset());
-    }
-
-    private void refreshToken() {
-        DelegationTokenProvider p = tokens.get();
-        if (p != null) {
-            p.refreshAfterExpired(p.token());
-        }
     }
 
     private void acknowledge(long eventNumber, long segmentOffset) {
@@ -496,12 +484,12 @@ public final class SegmentWriter implements AutoCloseable {
 
     private boolean setupOnce() {
         Deadline deadline = Deadline.after(config.setupTimeout());
-        Endpoint endpoint = locator.endpoint(segment);
-        Lease l = pool.lease(endpoint, deadline);
+        Lease l = calls.lease(segment, deadline);
         boolean handedOver = false;
         try {
             DelegationTokenProvider p = tokens.get();
-            String token = p == null ? "" : p.token(deadline);
+            String token = calls.token(p, deadline);
+            sessionToken = token;
             long id = l.nextRequestId();
             l.send(new SetupAppend(id, writerId, segment, token));
             Reply r = l.await(deadline);
@@ -515,17 +503,7 @@ public final class SegmentWriter implements AutoCloseable {
                     end();
                     return false;
                 }
-                case WrongHost w -> {
-                    locator.invalidate(segment);
-                    throw new WrongHostException("segment store " + endpoint + " does not own " + segment);
-                }
-                case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                    if (p != null) {
-                        p.refreshAfterExpired(token);
-                    }
-                    throw new TokenExpiredException("delegation token for " + segment + " expired");
-                }
-                case ErrorReply e -> throw ReplyErrors.toException(e);
+                case ErrorReply e -> throw calls.failure(segment, p, token, e);
                 default -> throw new ProtocolException("segment store answered SetupAppend of " + segment + " with " + r.type());
             }
         } finally {
