@@ -34,7 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.common.Deadline;
+import io.sluice.common.Json;
 import io.sluice.common.Threads;
+import io.sluice.common.TokenCache;
 import io.sluice.errors.AuthenticationException;
 import io.sluice.errors.AuthorizationException;
 import io.sluice.errors.ConnectionFailedException;

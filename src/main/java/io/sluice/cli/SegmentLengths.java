@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.sluice.auth.AccessOperation;
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.connection.ConnectionConfig;
 import io.sluice.connection.ConnectionFactory;

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.auth.AccessOperation;
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.client.ReaderGroupState.CheckpointProgress;
 import io.sluice.client.ReaderGroupState.Owned;
 import io.sluice.client.ReaderGroupState.ReaderInfo;

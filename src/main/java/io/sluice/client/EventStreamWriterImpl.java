@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.auth.AccessOperation;
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.KeyHash;
 import io.sluice.common.Threads;
 import io.sluice.connection.ConnectionPool;

@@ -7,7 +7,7 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 import io.sluice.auth.AccessOperation;
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.controller.ControllerClient;

@@ -13,7 +13,7 @@ import io.sluice.auth.AccessOperation;
 import io.sluice.common.Deadline;
 import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentMetadataClient;
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.ScaleResult;
 import io.sluice.controller.StreamSegments;

@@ -9,7 +9,7 @@ import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.common.KeyHash;
 import io.sluice.common.Retry;

@@ -3,7 +3,7 @@ package io.sluice.segment;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.common.Retry;
 import io.sluice.connection.ConnectionPool;

@@ -3,7 +3,7 @@ package io.sluice.segment;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.errors.InvalidRequestException;
 import io.sluice.errors.NoSuchSegmentException;

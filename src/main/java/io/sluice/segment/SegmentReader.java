@@ -9,7 +9,7 @@ import java.util.function.Supplier;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.sluice.auth.DelegationTokenProvider;
+import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.common.Retry;
 import io.sluice.common.Threads;

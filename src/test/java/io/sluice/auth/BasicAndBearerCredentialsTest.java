@@ -1,5 +1,6 @@
 package io.sluice.auth;
 
+import io.sluice.common.TestJwts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -25,6 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.common.Await;
+import io.sluice.common.MutableClock;
+import io.sluice.common.TokenCache;
 import io.sluice.errors.AuthenticationException;
 import io.sluice.errors.AuthorizationException;
 import io.sluice.errors.ConnectionFailedException;

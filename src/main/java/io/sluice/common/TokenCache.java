@@ -1,4 +1,4 @@
-package io.sluice.auth;
+package io.sluice.common;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,8 +14,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sluice.common.Deadline;
-import io.sluice.common.Threads;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
@@ -42,11 +40,11 @@ import io.sluice.errors.StreamingInterruptedException;
  * in-flight fetch. A fetch publishes its token before it clears the in-flight reference, so a caller that sees no
  * fetch in flight also sees that fetch's token.
  */
-final class TokenCache {
+public final class TokenCache {
     private static final Logger LOG = LoggerFactory.getLogger(TokenCache.class);
 
     /** The least time between two failed refresh attempts while the old token is still valid. */
-    static final Duration FAILED_REFRESH_BACKOFF = Duration.ofSeconds(1);
+    public static final Duration FAILED_REFRESH_BACKOFF = Duration.ofSeconds(1);
 
     /**
      * A token and when to replace it.
@@ -56,18 +54,19 @@ final class TokenCache {
      * @param expiresAt from when the token must not be used; null = unknown (assumed valid until rejected)
      * @param permanent true if it must never be fetched again, even when rejected (the empty delegation token)
      */
-    record Token(String value, Instant refreshAt, Instant expiresAt, boolean permanent) {
-        Token {
+    public record Token(String value, Instant refreshAt, Instant expiresAt, boolean permanent) {
+        /** Checks that the value is present. */
+        public Token {
             Objects.requireNonNull(value, "value");
         }
 
         /** @return a token that is never refetched */
-        static Token permanent(String value) {
+        public static Token permanent(String value) {
             return new Token(value, null, null, true);
         }
 
         /** @return a token with no known expiry: used until rejected */
-        static Token untilRejected(String value) {
+        public static Token untilRejected(String value) {
             return new Token(value, null, null, false);
         }
 
@@ -102,7 +101,7 @@ final class TokenCache {
 
     /** Gets a new token from the server; blocks; throws a {@link SluiceException} on failure. */
     @FunctionalInterface
-    interface Fetcher {
+    public interface Fetcher {
         /**
          * @param now the time the fetch starts, by the cache's clock (lifetimes count from here)
          * @return the new token
@@ -123,7 +122,7 @@ final class TokenCache {
      * @param fetcher how to get a new token
      * @param clock decides when tokens are due for refresh
      */
-    TokenCache(String name, Fetcher fetcher, InstantSource clock) {
+    public TokenCache(String name, Fetcher fetcher, InstantSource clock) {
         this.name = Objects.requireNonNull(name, "name");
         this.fetcher = Objects.requireNonNull(fetcher, "fetcher");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -138,7 +137,7 @@ final class TokenCache {
      * @throws StreamingInterruptedException if interrupted while waiting
      * @throws SluiceException whatever the fetch threw, when no valid token is held
      */
-    String get(Deadline deadline) {
+    public String get(Deadline deadline) {
         Token token = current.get();
         if (token != null && token.freshAt(clock.instant())) {
             return token.value();
@@ -157,7 +156,7 @@ final class TokenCache {
      * @throws StreamingInterruptedException if interrupted while waiting
      * @throws SluiceException whatever the fetch threw
      */
-    String refreshAfterRejected(String rejected, Deadline deadline) {
+    public String refreshAfterRejected(String rejected, Deadline deadline) {
         Objects.requireNonNull(rejected, "rejected token");
         while (true) {
             Token token = current.get();
@@ -184,7 +183,7 @@ final class TokenCache {
      * @param token the offered token
      * @return true if it was taken
      */
-    boolean offer(Token token) {
+    public boolean offer(Token token) {
         Objects.requireNonNull(token, "token");
         while (true) {
             Token held = current.get();
@@ -202,12 +201,12 @@ final class TokenCache {
     }
 
     /** @return how many fetches were started (for tests and diagnostics) */
-    int fetchCount() {
+    public int fetchCount() {
         return fetches.get();
     }
 
     /** @return how many callers are now waiting for a fetch (for tests and diagnostics) */
-    int waitingCount() {
+    public int waitingCount() {
         return waiting.get();
     }
 

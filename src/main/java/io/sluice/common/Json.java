@@ -1,4 +1,4 @@
-package io.sluice.auth;
+package io.sluice.common;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -16,12 +16,12 @@ import java.util.Map;
  * {@link Boolean}, {@code null} → {@code null}. Maps and lists are unmodifiable. Nesting is limited to
  * {@value #MAX_DEPTH} levels so hostile input cannot exhaust the stack. Stateless and thread-safe.
  */
-final class Json {
+public final class Json {
     /** The deepest nesting of objects and arrays accepted. */
-    static final int MAX_DEPTH = 64;
+    public static final int MAX_DEPTH = 64;
 
     /** A document that is not valid JSON; the message says where and why. */
-    static final class ParseException extends IllegalArgumentException {
+    public static final class ParseException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 
         ParseException(String message) {
@@ -43,7 +43,7 @@ final class Json {
      * @return the value, mapped as the class comment says (null for the literal {@code null})
      * @throws ParseException if {@code text} is not exactly one valid JSON value
      */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         if (text == null) {
             throw new ParseException("no JSON document (null)");
         }
@@ -65,7 +65,7 @@ final class Json {
      * @throws ParseException if {@code text} is not valid JSON or not an object
      */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> parseObject(String text) {
+    public static Map<String, Object> parseObject(String text) {
         Object value = parse(text);
         if (!(value instanceof Map)) {
             throw new ParseException("expected a JSON object but found " + typeName(value));
@@ -74,7 +74,7 @@ final class Json {
     }
 
     /** @return a short name of a parsed value's JSON type, for messages */
-    static String typeName(Object value) {
+    public static String typeName(Object value) {
         if (value == null) {
             return "null";
         } else if (value instanceof Map) {

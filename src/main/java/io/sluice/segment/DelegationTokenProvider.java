@@ -1,4 +1,4 @@
-package io.sluice.auth;
+package io.sluice.segment;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,7 +8,10 @@ import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.auth.AccessOperation;
 import io.sluice.common.Deadline;
+import io.sluice.common.Jwt;
+import io.sluice.common.TokenCache;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.SluiceException;

@@ -1,4 +1,4 @@
-package io.sluice.auth;
+package io.sluice.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.sluice.auth;
+package io.sluice.common;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * verifying it: the client only needs to know when to ask for a new one, the server does the checking. Stateless and
  * thread-safe.
  */
-final class Jwt {
+public final class Jwt {
     private static final Logger LOG = LoggerFactory.getLogger(Jwt.class);
 
     /** The largest {@code exp} that fits an {@link Instant}. */
@@ -32,7 +32,7 @@ final class Jwt {
      * @param token a token from the controller; may be anything
      * @return the expiry, or null if {@code token} is not a JWT, is malformed, or has no numeric {@code exp}
      */
-    static Instant expiry(String token) {
+    public static Instant expiry(String token) {
         if (token == null || token.isEmpty()) {
             return null;
         }

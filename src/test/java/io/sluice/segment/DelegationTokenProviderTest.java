@@ -1,4 +1,4 @@
-package io.sluice.auth;
+package io.sluice.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -20,6 +20,11 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.sluice.common.Await;
+import io.sluice.common.MutableClock;
+import io.sluice.auth.AccessOperation;
+import io.sluice.common.TestJwts;
+import io.sluice.common.TokenCache;
 import io.sluice.common.Deadline;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;

@@ -1,4 +1,4 @@
-package io.sluice.auth;
+package io.sluice.common;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -6,8 +6,8 @@ import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock that tests move by hand; thread-safe. */
-final class MutableClock implements InstantSource {
-    static final Instant START = Instant.parse("2030-01-01T00:00:00Z");
+public final class MutableClock implements InstantSource {
+    public static final Instant START = Instant.parse("2030-01-01T00:00:00Z");
 
     private final AtomicReference<Instant> now = new AtomicReference<>(START);
 
@@ -16,11 +16,11 @@ final class MutableClock implements InstantSource {
         return now.get();
     }
 
-    void advance(Duration by) {
+    public void advance(Duration by) {
         now.updateAndGet(t -> t.plus(by));
     }
 
-    void advanceSeconds(long seconds) {
+    public void advanceSeconds(long seconds) {
         advance(Duration.ofSeconds(seconds));
     }
 }
