@@ -7,9 +7,6 @@ import java.util.function.Function;
 import io.sluice.auth.BasicCredentials;
 import io.sluice.client.ClientConfig;
 import io.sluice.common.Retry;
-import io.sluice.connection.ConnectionConfig;
-import io.sluice.connection.ConnectionPool;
-import io.sluice.connection.TlsConfig;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.controller.ControllerUri;
 import io.sluice.stream.ReaderConfig;
@@ -170,30 +167,30 @@ final class ControllerOptions {
 
     /**
      * @param controller a configuration from {@link #config}
-     * @return the settings of segment-store connections: {@code operationTimeout} bounds connects (at most 10 s)
+     * @return how long opening a segment-store connection may take: {@code operationTimeout}, at most 10 s
      */
-    static ConnectionConfig connections(ControllerClientConfig controller) {
+    static Duration connectTimeout(ControllerClientConfig controller) {
         Duration timeout = controller.operationTimeout();
-        return ConnectionConfig.DEFAULT.withConnectTimeout(timeout.compareTo(MAX_CONNECT_TIMEOUT) < 0 ? timeout
-                : MAX_CONNECT_TIMEOUT);
+        return timeout.compareTo(MAX_CONNECT_TIMEOUT) < 0 ? timeout : MAX_CONNECT_TIMEOUT;
     }
 
-    /**
-     * @param controller a configuration from {@link #config}
-     * @return TLS for segment-store connections as the controller URI's scheme and the trust settings say, or
-     *     {@code null} for plain TCP
-     */
-    static TlsConfig segmentStoreTls(ControllerClientConfig controller) {
-        return controller.controllerUri().tls()
-                ? new TlsConfig(controller.trustStore().orElse(null), null, controller.validateHostname()) : null;
-    }
 
     /**
      * @param controller a configuration from {@link #config}
      * @return the configuration of a {@link io.sluice.client.SluiceClient} for the same cluster
      */
     static ClientConfig clientConfig(ControllerClientConfig controller) {
-        return new ClientConfig(controller, connections(controller), segmentStoreTls(controller),
-                ConnectionPool.DEFAULT_MAX_CONNECTIONS_PER_ENDPOINT);
+        ClientConfig.Builder b = ClientConfig.builder(uriText(controller)).trustStore(controller.trustStore().orElse(null))
+                .validateHostname(controller.validateHostname()).rpcTimeout(controller.rpcTimeout())
+                .operationTimeout(controller.operationTimeout()).connectTimeout(connectTimeout(controller));
+        controller.credentials().ifPresent(b::credentials);
+        return b.build();
+    }
+
+    /** @return the controller URI of {@code controller} as text */
+    private static String uriText(ControllerClientConfig controller) {
+        ControllerUri uri = controller.controllerUri();
+        return uri.scheme().text() + "://" + uri.endpoints().stream().map(Object::toString)
+                .collect(java.util.stream.Collectors.joining(","));
     }
 }

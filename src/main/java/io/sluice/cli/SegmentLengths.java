@@ -8,12 +8,6 @@ import java.util.Map;
 import io.sluice.auth.AccessOperation;
 import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
-import io.sluice.connection.ConnectionConfig;
-import io.sluice.connection.ConnectionFactory;
-import io.sluice.connection.ConnectionPool;
-import io.sluice.connection.TcpConnectionFactory;
-import io.sluice.connection.TlsConfig;
-import io.sluice.connection.TlsConnectionFactory;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.errors.SluiceException;
@@ -21,6 +15,7 @@ import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentInfo;
 import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.SegmentMetadataClient;
+import io.sluice.segment.SegmentStores;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 
@@ -31,7 +26,7 @@ import io.sluice.stream.Segment;
  */
 final class SegmentLengths implements AutoCloseable {
     private final ControllerClient controller;
-    private final ConnectionPool pool;
+    private final SegmentStores stores;
     private final SegmentLocator locator;
     private final SegmentCalls calls;
     private final Map<ScopedStream, DelegationTokenProvider> tokens = new HashMap<>();
@@ -42,13 +37,11 @@ final class SegmentLengths implements AutoCloseable {
      */
     SegmentLengths(ControllerClient controller, ControllerClientConfig config) {
         this.controller = controller;
-        ConnectionConfig connections = ControllerOptions.connections(config);
-        TlsConfig tls = ControllerOptions.segmentStoreTls(config);
-        ConnectionFactory factory = tls == null ? new TcpConnectionFactory(connections)
-                : new TlsConnectionFactory(connections, tls);
-        this.pool = new ConnectionPool(factory, 1, ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION);
         this.locator = SegmentLocator.of(controller);
-        this.calls = new SegmentCalls(pool, locator, SegmentCalls.Config.DEFAULT);
+        this.stores = SegmentStores.open(locator, new SegmentStores.Settings(config.controllerUri().tls(),
+                config.trustStore().orElse(null), config.validateHostname(),
+                ControllerOptions.connectTimeout(config), 1, false));
+        this.calls = stores.calls();
     }
 
     /**
@@ -91,6 +84,6 @@ final class SegmentLengths implements AutoCloseable {
     /** Closes the connections. */
     @Override
     public void close() {
-        pool.close();
+        stores.close();
     }
 }

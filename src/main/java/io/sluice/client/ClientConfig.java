@@ -1,16 +1,16 @@
 package io.sluice.client;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 import io.sluice.auth.Credentials;
-import io.sluice.connection.ConnectionConfig;
-import io.sluice.connection.ConnectionPool;
-import io.sluice.connection.TlsConfig;
 import io.sluice.controller.ControllerClientConfig;
+import io.sluice.controller.ControllerUri;
 
 /**
- * Everything a {@link SluiceClient} needs to reach a Pravega cluster (or Sluice's embedded server).
+ * Everything a {@link SluiceClient} needs to reach a Pravega cluster (or Sluice's embedded server). Immutable.
  *
  * <pre>{@code
  * ClientConfig config = ClientConfig.builder("tls://controller.example.com:9090")
@@ -19,22 +19,37 @@ import io.sluice.controller.ControllerClientConfig;
  *         .build();
  * }</pre>
  *
- * @param controller how to reach the controller (URI, credentials, TLS, timeouts)
- * @param connections tuning of segment-store connections
- * @param segmentStoreTls TLS for segment-store connections, or {@code null} for plain TCP (follows the controller
- *     URI's scheme unless set explicitly)
- * @param maxConnectionsPerSegmentStore connections shared by all readers and writers of this client per segment store
+ * Segment-store connections follow the controller URI's scheme: TLS for {@code tls://} and {@code pravegas://},
+ * with the same trust store and host-name verification.
  */
-public record ClientConfig(ControllerClientConfig controller, ConnectionConfig connections, TlsConfig segmentStoreTls,
-                           int maxConnectionsPerSegmentStore) {
+public final class ClientConfig {
+    /** Default bound on connections per segment store (Pravega's). */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_SEGMENT_STORE = 10;
+    /** Default time to open a segment-store connection (TCP connect, TLS handshake, Hello). */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
-    /** Checks the values. */
-    public ClientConfig {
-        Objects.requireNonNull(controller, "controller");
-        Objects.requireNonNull(connections, "connections");
-        if (maxConnectionsPerSegmentStore < 1) {
-            throw new IllegalArgumentException("maxConnectionsPerSegmentStore must be positive: " + maxConnectionsPerSegmentStore);
-        }
+    private final String controllerUri;
+    private final ControllerUri parsedUri;
+    private final Credentials credentials;
+    private final Path trustStore;
+    private final boolean validateHostname;
+    private final Duration rpcTimeout;
+    private final Duration operationTimeout;
+    private final Duration connectTimeout;
+    private final int maxConnectionsPerSegmentStore;
+    private final boolean platformReaders;
+
+    private ClientConfig(Builder b) {
+        this.controllerUri = b.controllerUri;
+        this.parsedUri = b.parsedUri;
+        this.credentials = b.credentials;
+        this.trustStore = b.trustStore;
+        this.validateHostname = b.validateHostname;
+        this.rpcTimeout = b.rpcTimeout;
+        this.operationTimeout = b.operationTimeout;
+        this.connectTimeout = b.connectTimeout;
+        this.maxConnectionsPerSegmentStore = b.maxConnections;
+        this.platformReaders = b.platformReaders;
     }
 
     /** @return defaults for the controller at {@code controllerUri} ({@code tcp://host:port}, {@code tls://...}) */
@@ -42,61 +57,168 @@ public record ClientConfig(ControllerClientConfig controller, ConnectionConfig c
         return builder(controllerUri).build();
     }
 
-    /** @return a builder for the controller at {@code controllerUri} */
+    /**
+     * @param controllerUri {@code tcp://host:port}, {@code tls://host:port}, or {@code pravega://}/{@code pravegas://}
+     *     for discovery
+     * @return a builder for the controller at {@code controllerUri}
+     * @throws IllegalArgumentException if the URI is not one of those
+     */
     public static Builder builder(String controllerUri) {
         return new Builder(controllerUri);
     }
 
+    /** @return the controller URI as given */
+    public String controllerUri() {
+        return controllerUri;
+    }
+
+    /** @return whether the controller and the segment stores are reached over TLS (the URI's scheme says) */
+    public boolean tls() {
+        return parsedUri.tls();
+    }
+
+    /** @return the credentials presented to the controller, if any */
+    public Optional<Credentials> credentials() {
+        return Optional.ofNullable(credentials);
+    }
+
+    /** @return the PEM file of trusted certificates, if one was given (else the JDK's default trust) */
+    public Optional<Path> trustStore() {
+        return Optional.ofNullable(trustStore);
+    }
+
+    /** @return whether server certificates' host names are verified (default true) */
+    public boolean validateHostname() {
+        return validateHostname;
+    }
+
+    /** @return how long one controller call may take */
+    public Duration rpcTimeout() {
+        return rpcTimeout;
+    }
+
+    /** @return how long a controller operation that polls (create, scale, seal...) may take in all */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /** @return how long opening a segment-store connection may take */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /** @return connections shared by all readers and writers of the client per segment store */
+    public int maxConnectionsPerSegmentStore() {
+        return maxConnectionsPerSegmentStore;
+    }
+
+    /** @return whether each segment-store connection reads on a platform thread of its own (default false) */
+    public boolean platformReaders() {
+        return platformReaders;
+    }
+
+    /** The controller client's configuration (internal). */
+    ControllerClientConfig controller() {
+        ControllerClientConfig.Builder c = ControllerClientConfig.builder(parsedUri).trustStore(trustStore)
+                .validateHostname(validateHostname).rpcTimeout(rpcTimeout).operationTimeout(operationTimeout);
+        if (credentials != null) {
+            c.credentials(credentials);
+        }
+        return c.build();
+    }
+
+    @Override
+    public String toString() {
+        return "ClientConfig[" + controllerUri + (credentials == null ? "" : ", credentials") + (trustStore == null
+                ? "" : ", trust store " + trustStore) + ", " + maxConnectionsPerSegmentStore + " connections per segment store]";
+    }
+
     /** Builds a {@link ClientConfig}. Not thread-safe. */
     public static final class Builder {
-        private final ControllerClientConfig.Builder controller;
-        private final boolean tls;
-        private ConnectionConfig connections = ConnectionConfig.DEFAULT;
+        private final String controllerUri;
+        private final ControllerUri parsedUri;
+        private Credentials credentials;
         private Path trustStore;
         private boolean validateHostname = true;
-        private int maxConnections = ConnectionPool.DEFAULT_MAX_CONNECTIONS_PER_ENDPOINT;
+        private Duration rpcTimeout = ControllerClientConfig.DEFAULT_RPC_TIMEOUT;
+        private Duration operationTimeout = ControllerClientConfig.DEFAULT_OPERATION_TIMEOUT;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS_PER_SEGMENT_STORE;
+        private boolean platformReaders;
 
         Builder(String controllerUri) {
-            this.controller = ControllerClientConfig.builder(controllerUri);
-            this.tls = io.sluice.controller.ControllerUri.parse(controllerUri).tls();
+            this.controllerUri = Objects.requireNonNull(controllerUri, "controllerUri");
+            this.parsedUri = ControllerUri.parse(controllerUri);
         }
 
         /** @return this, authenticating with {@code credentials} */
         public Builder credentials(Credentials credentials) {
-            controller.credentials(credentials);
+            this.credentials = Objects.requireNonNull(credentials, "credentials");
             return this;
         }
 
         /** @return this, trusting the certificates in {@code pemFile} (controller and segment stores) */
         public Builder trustStore(Path pemFile) {
-            controller.trustStore(pemFile);
             this.trustStore = pemFile;
             return this;
         }
 
         /** @return this, with host-name verification of server certificates on (default) or off */
         public Builder validateHostname(boolean validate) {
-            controller.validateHostname(validate);
             this.validateHostname = validate;
             return this;
         }
 
-        /** @return this, with other connection tuning */
-        public Builder connections(ConnectionConfig config) {
-            this.connections = Objects.requireNonNull(config, "config");
+        /** @return this, with another bound on one controller call (default 5 minutes) */
+        public Builder rpcTimeout(Duration timeout) {
+            this.rpcTimeout = positive(timeout, "rpcTimeout");
             return this;
         }
 
-        /** @return this, with another bound on connections per segment store */
+        /** @return this, with another bound on a polling controller operation (default 10 minutes) */
+        public Builder operationTimeout(Duration timeout) {
+            this.operationTimeout = positive(timeout, "operationTimeout");
+            return this;
+        }
+
+        /** @return this, with another bound on opening a segment-store connection (default 10 s) */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = positive(timeout, "connectTimeout");
+            return this;
+        }
+
+        /** @return this, with another bound on connections per segment store (at least 1, default 10) */
         public Builder maxConnectionsPerSegmentStore(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxConnectionsPerSegmentStore must be positive: " + max);
+            }
             this.maxConnections = max;
+            return this;
+        }
+
+        /**
+         * Reads each segment-store connection on a platform thread of its own instead of a virtual thread (off by
+         * default): a reply then wakes the thread that reads it directly, without the JDK's poller, so awaited
+         * writes return sooner, at the cost of one OS thread per connection.
+         *
+         * @return this
+         */
+        public Builder platformReaders(boolean platform) {
+            this.platformReaders = platform;
             return this;
         }
 
         /** @return the config */
         public ClientConfig build() {
-            TlsConfig segmentTls = tls ? new TlsConfig(trustStore, null, validateHostname) : null;
-            return new ClientConfig(controller.build(), connections, segmentTls, maxConnections);
+            return new ClientConfig(this);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive: " + d);
+            }
+            return d;
         }
     }
 }

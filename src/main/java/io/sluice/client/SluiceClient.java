@@ -8,14 +8,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.admin.ReaderGroupManager;
-import io.sluice.connection.ConnectionFactory;
 import io.sluice.connection.ConnectionPool;
-import io.sluice.connection.TcpConnectionFactory;
-import io.sluice.connection.TlsConnectionFactory;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.GrpcControllerClient;
-import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ReaderConfig;
@@ -41,6 +38,7 @@ import io.sluice.stream.WriterConfig;
 public final class SluiceClient implements AutoCloseable {
     private final ClientConfig config;
     private final ControllerClient controller;
+    private final SegmentStores stores;
     private final ConnectionPool pool;
     private final SegmentLocator locator;
     /** Readers this client created and that are still open; closed with the client. */
@@ -49,10 +47,11 @@ public final class SluiceClient implements AutoCloseable {
     private SluiceClient(ClientConfig config, ControllerClient controller) {
         this.config = config;
         this.controller = controller;
-        ConnectionFactory factory = config.segmentStoreTls() == null ? new TcpConnectionFactory(config.connections())
-                : new TlsConnectionFactory(config.connections(), config.segmentStoreTls());
-        this.pool = new ConnectionPool(factory, config.maxConnectionsPerSegmentStore(), ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION);
-        this.locator = SegmentLocator.of(controller);
+        this.stores = SegmentStores.open(SegmentLocator.of(controller), new SegmentStores.Settings(config.tls(),
+                config.trustStore().orElse(null), config.validateHostname(), config.connectTimeout(),
+                config.maxConnectionsPerSegmentStore(), config.platformReaders()));
+        this.pool = stores.pool();
+        this.locator = stores.locator();
     }
 
     /**
@@ -138,7 +137,7 @@ public final class SluiceClient implements AutoCloseable {
 
     /** @return a manager of scopes and streams (cheap; shares this client's connections) */
     public io.sluice.admin.StreamManager streamManager() {
-        return new StreamManagerImpl(controller, new SegmentCalls(pool, locator, SegmentCalls.Config.DEFAULT));
+        return new StreamManagerImpl(controller, stores.calls());
     }
 
     /** @return the controller client this client uses (internal: its type is not public API) */
@@ -159,7 +158,7 @@ public final class SluiceClient implements AutoCloseable {
     public void close() {
         List<EventStreamReaderImpl<?>> open = new ArrayList<>(readers);
         open.forEach(EventStreamReaderImpl::close);
-        pool.close();
+        stores.close();
         controller.close();
     }
 }
