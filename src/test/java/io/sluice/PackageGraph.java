@@ -10,6 +10,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -29,6 +30,8 @@ final class PackageGraph {
 
     /** from package → to package → one source file (relative to the root) that makes the edge. */
     private final Map<String, Map<String, String>> edges = new TreeMap<>();
+    /** from package → to package → every source file that makes the edge. */
+    private final Map<String, Map<String, TreeSet<String>>> files = new TreeMap<>();
 
     /** @return the graph of the {@code .java} files under {@code root} */
     static PackageGraph read(Path root) {
@@ -58,8 +61,19 @@ final class PackageGraph {
             String to = name.substring(0, name.lastIndexOf('.'));
             if (!to.equals(from)) {
                 targets.putIfAbsent(to, file);
+                files.computeIfAbsent(from, k -> new TreeMap<>()).computeIfAbsent(to, k -> new TreeSet<>()).add(file);
             }
         }
+    }
+
+    /** @return the packages {@code from} uses, each with every file that uses it */
+    Map<String, TreeSet<String>> usesByFile(String from) {
+        return files.getOrDefault(from, Map.of());
+    }
+
+    /** @return every package that has a source file */
+    Set<String> packages() {
+        return edges.keySet();
     }
 
     /** @return the packages {@code from} uses, each with one file that uses it */

@@ -24,7 +24,6 @@ import io.sluice.auth.AccessOperation;
 import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.KeyHash;
 import io.sluice.common.Threads;
-import io.sluice.connection.ConnectionPool;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.SegmentSuccessors;
 import io.sluice.controller.StreamSegments;
@@ -35,7 +34,7 @@ import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.errors.WriterClosedException;
 import io.sluice.segment.PendingEvent;
-import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.segment.SegmentWriter;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ScopedStream;
@@ -64,8 +63,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private final Serializer<T> serializer;
     private final WriterConfig config;
     private final ControllerClient controller;
-    private final ConnectionPool pool;
-    private final SegmentLocator locator;
+    private final SegmentStores stores;
     private final DelegationTokenProvider tokens;
     private final UUID writerId = UUID.randomUUID();
     private final Semaphore room;
@@ -82,13 +80,12 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private volatile boolean notedTime;
 
     EventStreamWriterImpl(ScopedStream stream, Serializer<T> serializer, WriterConfig config, ControllerClient controller,
-                          ConnectionPool pool, SegmentLocator locator) {
+                          SegmentStores stores) {
         this.stream = stream;
         this.serializer = Objects.requireNonNull(serializer, "serializer");
         this.config = Objects.requireNonNull(config, "config");
         this.controller = controller;
-        this.pool = pool;
-        this.locator = locator;
+        this.stores = stores;
         this.room = new Semaphore((int) config.maxOutstandingBytes());
         this.tokens = new DelegationTokenProvider(stream.scope(), stream.name(), AccessOperation.READ_WRITE,
                 () -> controller.delegationToken(stream, AccessOperation.READ_WRITE));
@@ -117,8 +114,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private SegmentWriter writerFor(Segment segment) {
         SegmentWriter.Config segmentConfig = new SegmentWriter.Config(RetryPolicies.toRetry(config.retry()),
                 config.maxBlockBytes(), Duration.ofSeconds(30));
-        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), UUID.randomUUID(), pool,
-                locator, () -> tokens, segmentConfig, this));
+        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), UUID.randomUUID(),
+                stores, () -> tokens, segmentConfig, this));
     }
 
     @Override

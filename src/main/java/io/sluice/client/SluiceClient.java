@@ -87,7 +87,7 @@ public final class SluiceClient implements AutoCloseable {
 
     /** Creates a writer. See {@link #newWriter(String, String, Serializer)}. */
     public <T> EventStreamWriter<T> newWriter(String scope, String stream, Serializer<T> serializer, WriterConfig writerConfig) {
-        return new EventStreamWriterImpl<>(ScopedStream.of(scope, stream), serializer, writerConfig, controller, pool, locator);
+        return new EventStreamWriterImpl<>(ScopedStream.of(scope, stream), serializer, writerConfig, controller, stores);
     }
 
     /**

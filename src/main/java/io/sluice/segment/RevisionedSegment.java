@@ -175,6 +175,14 @@ public final class RevisionedSegment implements AutoCloseable {
     private volatile boolean closed;
 
     /**
+     * Creates a client over a client's shared segment stores; see the main constructor.
+     */
+    public RevisionedSegment(String segment, SegmentStores stores, Supplier<DelegationTokenProvider> tokens,
+                             Config config) {
+        this(segment, stores.pool(), stores.locator(), tokens, config);
+    }
+
+    /**
      * Creates a client; it connects on first use.
      *
      * @param segment the qualified segment name (e.g. {@code scope/_RGgroup/0.#epoch.0})

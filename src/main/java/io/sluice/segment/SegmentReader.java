@@ -123,6 +123,14 @@ public final class SegmentReader implements AutoCloseable {
     private final Thread prefetcher;
 
     /**
+     * Starts reading over a client's shared segment stores; see the main constructor.
+     */
+    public SegmentReader(String segment, long startOffset, long endOffset, SegmentStores stores,
+                         Supplier<DelegationTokenProvider> tokens, Config config, Listener listener) {
+        this(segment, startOffset, endOffset, stores.pool(), stores.locator(), tokens, config, listener);
+    }
+
+    /**
      * Starts reading {@code segment} at {@code startOffset} (an event boundary).
      *
      * @param endOffset where to stop (an event boundary), or {@link Long#MAX_VALUE} to read until the segment ends

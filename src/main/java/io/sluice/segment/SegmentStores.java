@@ -66,6 +66,15 @@ public final class SegmentStores implements AutoCloseable {
                 ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION), locator);
     }
 
+    /**
+     * @param pool connections opened elsewhere (closing the result closes it)
+     * @param locator which segment store serves a segment
+     * @return the segment stores reached through {@code pool}
+     */
+    public static SegmentStores over(ConnectionPool pool, SegmentLocator locator) {
+        return new SegmentStores(Objects.requireNonNull(pool, "pool"), Objects.requireNonNull(locator, "locator"));
+    }
+
     /** @return calls over these connections with the default retry policy ({@link SegmentCalls.Config#DEFAULT}) */
     public SegmentCalls calls() {
         return calls;

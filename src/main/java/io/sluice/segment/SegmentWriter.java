@@ -131,6 +131,14 @@ public final class SegmentWriter implements AutoCloseable {
     private volatile long lastAckedOffset = -1;
 
     /**
+     * Starts a writer over a client's shared segment stores; see the main constructor.
+     */
+    public SegmentWriter(String segment, UUID writerId, SegmentStores stores, Supplier<DelegationTokenProvider> tokens,
+                         Config config, Listener listener) {
+        this(segment, writerId, stores.pool(), stores.locator(), tokens, config, listener);
+    }
+
+    /**
      * Starts a writer; it connects in the background.
      *
      * @param writerId the writer session id; the same id across reconnects is what makes appends exactly-once

@@ -16,6 +16,7 @@ import io.sluice.connection.LoopbackProxy;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.errors.BackpressureTimeoutException;
 import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventRead;
@@ -78,7 +79,7 @@ class WriterBackpressureTest {
         int framed = EVENT + 8;
         List<WriteHandle> accepted = new ArrayList<>();
         try (EventStreamWriterImpl<byte[]> writer = new EventStreamWriterImpl<>(STREAM, Serializers.bytes(), config,
-                client.controller(), pool, SegmentLocator.fixed(proxy.endpoint()))) {
+                client.controller(), SegmentStores.over(pool, SegmentLocator.fixed(proxy.endpoint())))) {
             writer.writeAndWait("k", event(0)); // the session is set up while replies still flow
             accepted.add(null);
             proxy.holdReplies();
@@ -129,7 +130,7 @@ class WriterBackpressureTest {
                 .withBackpressureTimeout(Duration.ofSeconds(60));
         int framed = EVENT + 8;
         try (EventStreamWriterImpl<byte[]> writer = new EventStreamWriterImpl<>(STREAM, Serializers.bytes(), config,
-                client.controller(), pool, SegmentLocator.fixed(proxy.endpoint()))) {
+                client.controller(), SegmentStores.over(pool, SegmentLocator.fixed(proxy.endpoint())))) {
             writer.writeAndWait("k", event(0));
             proxy.holdReplies();
             int fits = (int) (BOUND / framed);
