@@ -14,6 +14,7 @@ import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.pravega.shared.protocol.netty.WireCommands;
+import io.sluice.segment.PendingEvent;
 import io.sluice.wire.AppendEncoder;
 import io.sluice.wire.WireOutput;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -33,7 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Encoding one append block ({@code AppendBlock} + {@code events} nested {@code EVENT} frames +
  * {@code AppendBlockEnd}) for one writer, three ways on the same pre-built events:
  * <ul>
- *   <li>{@link #sluice}: {@link AppendEncoder#writeBlock} into a reused {@link WireOutput};</li>
+ *   <li>{@link #sluice}: what a segment writer runs for a block, {@link AppendEncoder#writeGroups} over the block's
+ *       list of {@link PendingEvent}s (one event each, as {@code EventStreamWriter.writeEvent} makes them) into a
+ *       reused {@link WireOutput} — the connection's socket buffer in production;</li>
  *   <li>{@link #pravega}: Pravega 0.13's {@code WireCommands} into a reused heap {@link ByteBuf}, framed as its
  *       {@code CommandEncoder.writeMessage} frames them ({@code AppendBlock} header, then each event through
  *       {@code Event.writeFields}, then {@code AppendBlockEnd});</li>
@@ -67,6 +70,7 @@ public class AppendBlockEncodeBenchmark {
     public int eventSize;
 
     private List<ByteBuffer> payloads;
+    private List<PendingEvent> batch;
     private long lastEventNumber;
     private WireOutput sluiceOut;
     private ByteBuf pravegaOut;
@@ -93,9 +97,13 @@ public class AppendBlockEncodeBenchmark {
             list.add(ByteBuffer.wrap(payload));
         }
         payloads = list;
+        List<PendingEvent> pending = new ArrayList<>(events);
+        for (ByteBuffer payload : list) {
+            pending.add(PendingEvent.of(null, payload));
+        }
+        batch = pending;
         lastEventNumber = 1000L + events;
-        int blockBytes = AppendEncoder.APPEND_BLOCK_OVERHEAD + events * (8 + eventSize)
-                + AppendEncoder.APPEND_BLOCK_END_OVERHEAD;
+        int blockBytes = AppendEncoder.blockSize(events * (8 + eventSize));
         sluiceOut = new WireOutput(blockBytes);
         pravegaOut = Unpooled.buffer(blockBytes, blockBytes);
         rawOut = ByteBuffer.allocate(events * eventSize);
@@ -114,7 +122,8 @@ public class AppendBlockEncodeBenchmark {
     }
 
     /**
-     * Sluice: {@link AppendEncoder#writeBlock} into a cleared, reused {@link WireOutput}.
+     * Sluice: the segment writer's call, {@link AppendEncoder#writeGroups} over the block's pending events, into a
+     * cleared, reused {@link WireOutput}.
      *
      * @return the number of bytes written
      */
@@ -122,7 +131,7 @@ public class AppendBlockEncodeBenchmark {
     public int sluice() {
         WireOutput out = sluiceOut;
         out.clear();
-        AppendEncoder.writeBlock(out, WRITER_ID, payloads, lastEventNumber, REQUEST_ID);
+        AppendEncoder.writeGroups(out, WRITER_ID, batch, lastEventNumber, REQUEST_ID);
         return out.position();
     }
 

@@ -3,6 +3,7 @@ package io.sluice.bench;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -15,11 +16,15 @@ import io.netty.buffer.Unpooled;
 import io.pravega.shared.protocol.netty.CommandDecoder;
 import io.pravega.shared.protocol.netty.WireCommand;
 import io.pravega.shared.protocol.netty.WireCommands;
+import io.sluice.segment.PendingEvent;
+import io.sluice.segment.SegmentReader;
 import io.sluice.wire.Bytes;
 import io.sluice.wire.EventFrames;
 import io.sluice.wire.FrameCodec;
 import io.sluice.wire.SegmentRead;
+import io.sluice.wire.WireCommandType;
 import io.sluice.wire.WireOutput;
+import io.sluice.wire.WireProtocol;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -38,8 +43,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * Decoding one {@code SegmentRead} frame whose data is {@code dataKiB} KiB of whole events of {@code eventSize}
  * bytes, and visiting every event, three ways on the same frame bytes:
  * <ul>
- *   <li>{@link #sluice}: {@link FrameCodec#decode(ByteBuffer)}, then {@link EventFrames#forEach} handing each event
- *       (a read-only view) to the blackhole;</li>
+ *   <li>{@link #sluice}: what the client runs on a read's reply, without the socket and the locks: the connection's
+ *       decoding ({@link FrameCodec#checkHeader} on the header, {@link FrameCodec#decodePayload} on the payload's
+ *       own array, as its reader thread does after {@code readFully}), then the segment reader's: the data added to
+ *       an {@link EventFrames.Reassembler} and every event taken out of it ({@link EventFrames.Reassembler#take},
+ *       a read-only slice per event) as a {@link SegmentReader.ReadEvent}, each to the blackhole;</li>
  *   <li>{@link #pravega}: Pravega 0.13's {@code CommandDecoder.parseCommand} into a {@code WireCommands.SegmentRead},
  *       then a walk over its data reading each event header ({@code readInt} type, {@code readInt} length) and
  *       {@code readSlice(length)}, each slice to the blackhole, then {@code release()};</li>
@@ -72,7 +80,10 @@ public class SegmentReadDecodeBenchmark {
     public int dataKiB;
 
     private int eventCount;
-    private ByteBuffer sluiceIn;
+    private int frameType;
+    private int frameLength;
+    private byte[] sluicePayload;
+    private EventFrames.Reassembler reassembler;
     private ByteBuf pravegaIn;
     private ByteBuffer rawIn;
     private ByteBuffer rawOut;
@@ -104,19 +115,26 @@ public class SegmentReadDecodeBenchmark {
             data.writeBytes(payload, 0, eventSize);
         }
         byte[] frame = FrameCodec.encode(new SegmentRead(SEGMENT, 1L << 20, false, false, data.buffer(), REQUEST_ID));
-        sluiceIn = ByteBuffer.wrap(frame);
+        ByteBuffer header = ByteBuffer.wrap(frame);
+        frameType = header.getInt(0);
+        frameLength = header.getInt(Integer.BYTES);
+        sluicePayload = Arrays.copyOfRange(frame, WireProtocol.HEADER_SIZE, frame.length);
+        reassembler = new EventFrames.Reassembler(0, PendingEvent.MAX_EVENT_SIZE);
         pravegaIn = Unpooled.wrappedBuffer(frame);
         rawIn = ByteBuffer.wrap(frame);
         rawOut = ByteBuffer.allocate(frame.length);
 
         List<String> ours = new ArrayList<>();
-        int oursConsumed = decodeWithSluice(sluiceIn, e -> ours.add(HexFormat.of().formatHex(Bytes.toArray(e))));
+        int oursConsumed = decodeWithSluice(e -> ours.add(HexFormat.of().formatHex(Bytes.toArray(e.payload()))));
         List<String> theirs = new ArrayList<>();
         int theirsCount = decodeWithPravega(pravegaIn, e -> theirs.add(ByteBufUtil.hexDump(e)));
         if (ours.size() != eventCount || !ours.equals(theirs) || theirsCount != eventCount
                 || oursConsumed != eventCount * (EVENT_HEADER + eventSize)) {
             throw new IllegalStateException("Sluice saw " + ours.size() + " events, Pravega " + theirs.size()
                     + ", expected " + eventCount + (ours.equals(theirs) ? "" : " (contents differ)"));
+        }
+        if (reassembler.buffered() != 0) {
+            throw new IllegalStateException(reassembler.buffered() + " bytes left in the reassembler");
         }
         if (pravegaIn.refCnt() != 1) {
             throw new IllegalStateException("Pravega's SegmentRead was not released: refCnt " + pravegaIn.refCnt());
@@ -129,13 +147,14 @@ public class SegmentReadDecodeBenchmark {
     }
 
     /**
-     * Sluice: decode the frame and hand every event to the blackhole.
+     * Sluice: decode the frame as the connection does and take every event out of it as the segment reader does,
+     * each to the blackhole.
      *
      * @return the number of data bytes taken by the events
      */
     @Benchmark
     public int sluice(Blackhole bh) {
-        return decodeWithSluice(sluiceIn, bh::consume);
+        return decodeWithSluice(bh::consume);
     }
 
     /**
@@ -164,10 +183,22 @@ public class SegmentReadDecodeBenchmark {
         return out.position();
     }
 
-    private static int decodeWithSluice(ByteBuffer in, Consumer<ByteBuffer> sink) {
-        in.clear();
-        SegmentRead read = (SegmentRead) FrameCodec.decode(in);
-        return EventFrames.forEach(read.data(), sink);
+    /** The connection's reader thread, then {@code SegmentReader}'s prefetcher and consumer, on one frame. */
+    private int decodeWithSluice(Consumer<SegmentReader.ReadEvent> sink) {
+        WireCommandType type = FrameCodec.checkHeader(frameType, frameLength);
+        SegmentRead read = (SegmentRead) FrameCodec.decodePayload(type, ByteBuffer.wrap(sluicePayload));
+        EventFrames.Reassembler events = reassembler;
+        long start = events.offset();
+        events.add(read.data());
+        while (true) {
+            long offset = events.offset();
+            ByteBuffer payload = events.take();
+            if (payload == null) {
+                break;
+            }
+            sink.accept(new SegmentReader.ReadEvent(SEGMENT, offset, payload));
+        }
+        return (int) (events.offset() - start);
     }
 
     private static int decodeWithPravega(ByteBuf in, Consumer<ByteBuf> sink) throws IOException {

@@ -5,15 +5,16 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.sluice.wire.AppendEncoder;
-import io.sluice.wire.Event;
+import io.sluice.wire.EventFrames;
 import io.sluice.wire.WireProtocol;
 
 /**
  * Events waiting to be durable: one event, or several that must be appended atomically (a batch for one routing
  * key). The payloads are not copied; the caller must not change them. The future completes when the server
- * acknowledged them, or fails with the reason they never will be.
+ * acknowledged them, or fails with the reason they never will be. A segment writer encodes it as one
+ * {@link AppendEncoder.EventGroup} of its block.
  */
-public final class PendingEvent {
+public final class PendingEvent implements AppendEncoder.EventGroup {
     /** Largest event payload Pravega accepts: 8 MiB. */
     public static final int MAX_EVENT_SIZE = 8 * 1024 * 1024;
     /**
@@ -47,7 +48,7 @@ public final class PendingEvent {
                 throw new IllegalArgumentException("event of " + p.remaining() + " bytes exceeds the maximum event size of "
                         + MAX_EVENT_SIZE + " bytes");
             }
-            framed += Event.HEADER_SIZE + p.remaining();
+            framed += EventFrames.framedSize(p.remaining());
         }
         if (framed > MAX_BATCH_SIZE) {
             throw new IllegalArgumentException("atomic batch of " + framed + " bytes exceeds the maximum of "
@@ -69,6 +70,7 @@ public final class PendingEvent {
     }
 
     /** @return the payloads (not copies) */
+    @Override
     public List<ByteBuffer> payloads() {
         return payloads;
     }
@@ -79,6 +81,7 @@ public final class PendingEvent {
     }
 
     /** @return bytes on the wire and in the segment, framing included */
+    @Override
     public int framedSize() {
         return framedSize;
     }

@@ -26,7 +26,7 @@ import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.errors.TokenExpiredException;
 import io.sluice.errors.WrongHostException;
-import io.sluice.wire.AppendBlockEnd;
+import io.sluice.wire.AppendEncoder;
 import io.sluice.wire.AppendSetup;
 import io.sluice.wire.AuthTokenCheckFailed;
 import io.sluice.wire.ConditionalAppend;
@@ -38,6 +38,7 @@ import io.sluice.wire.EventFrames;
 import io.sluice.wire.GetSegmentAttribute;
 import io.sluice.wire.GetStreamSegmentInfo;
 import io.sluice.wire.InvalidEventNumber;
+import io.sluice.wire.InvalidWireCommandException;
 import io.sluice.wire.KeepAlive;
 import io.sluice.wire.NoSuchSegment;
 import io.sluice.wire.ReadSegment;
@@ -53,7 +54,6 @@ import io.sluice.wire.SetupAppend;
 import io.sluice.wire.StreamSegmentInfo;
 import io.sluice.wire.TruncateSegment;
 import io.sluice.wire.UpdateSegmentAttribute;
-import io.sluice.wire.WireCommandType;
 import io.sluice.wire.WireProtocol;
 import io.sluice.wire.WrongHost;
 import org.slf4j.Logger;
@@ -329,8 +329,11 @@ public final class RevisionedSegment implements AutoCloseable {
             if (a.conditional()) {
                 session.send(new ConditionalAppend(writerId, a.eventNumber, a.expectedOffset, new Event(a.data), requestId));
             } else {
-                ByteBuffer framed = frame(a.data);
-                session.send(new AppendBlockEnd(writerId, framed.remaining(), framed, 1, a.eventNumber, requestId));
+                // encoded on the connection's writer thread, straight into its buffer; a.data stays unchanged
+                List<ByteBuffer> event = List.of(a.data);
+                long eventNumber = a.eventNumber;
+                session.flow().connection().sendFrames(out -> AppendEncoder.writeBlockEndOnly(out, writerId, event,
+                        eventNumber, requestId));
             }
             long result = awaitOutcome(a, deadline);
             keepSession = true;
@@ -422,12 +425,6 @@ public final class RevisionedSegment implements AutoCloseable {
         }
     }
 
-    private static ByteBuffer frame(ByteBuffer data) {
-        ByteBuffer framed = ByteBuffer.allocate(EventFrames.framedSize(data.remaining()));
-        framed.putInt(WireCommandType.EVENT.code()).putInt(data.remaining()).put(data.duplicate()).flip();
-        return framed;
-    }
-
     // ------------------------------------------------------------------ reads
 
     /**
@@ -456,37 +453,34 @@ public final class RevisionedSegment implements AutoCloseable {
                     + " (length " + end + ")");
         }
         List<Revisioned> out = new ArrayList<>();
-        ByteBuffer carry = ByteBuffer.allocate(0);
+        EventFrames.Reassembler updates = new EventFrames.Reassembler(revision, MAX_UPDATE_BYTES);
         long offset = revision;
-        long parsed = revision;
         while (offset < end) {
             ByteBuffer data = readChunk(offset, (int) Math.min(end - offset, READ_CHUNK_BYTES));
             int n = (int) Math.min(data.remaining(), end - offset);
             data.limit(data.position() + n);
             offset += n;
-            ByteBuffer bytes = join(carry, data);
-            long at = parsed;
-            long[] next = {at};
-            int used = EventFrames.forEach(bytes, e -> {
-                next[0] += EventFrames.framedSize(e.remaining());
-                ByteBuffer copy = ByteBuffer.allocate(e.remaining()).put(e.duplicate()).flip();
-                out.add(new Revisioned(next[0], copy));
-            });
-            parsed += used;
-            carry = bytes.position(bytes.position() + used).slice();
+            updates.add(data);
+            for (ByteBuffer e; (e = take(updates, revision)) != null; ) {
+                ByteBuffer copy = ByteBuffer.allocate(e.remaining()).put(e).flip();
+                out.add(new Revisioned(updates.offset(), copy));
+            }
         }
-        if (carry.hasRemaining()) {
+        if (updates.buffered() > 0) {
             throw new ProtocolException("segment " + segment + " ends at " + end + " inside an event that starts at "
-                    + parsed + ": not a log of updates, or " + revision + " is not an update boundary");
+                    + updates.offset() + ": not a log of updates, or " + revision + " is not an update boundary");
         }
         return out;
     }
 
-    private static ByteBuffer join(ByteBuffer carry, ByteBuffer data) {
-        if (!carry.hasRemaining()) {
-            return data;
+    /** @return the next whole update of {@code updates}, or {@code null}; its header must be an event's */
+    private ByteBuffer take(EventFrames.Reassembler updates, long revision) {
+        try {
+            return updates.take();
+        } catch (InvalidWireCommandException e) {
+            throw new ProtocolException("segment " + segment + " holds no update at " + updates.offset() + " ("
+                    + e.getMessage() + "): not a log of updates, or " + revision + " is not an update boundary", e);
         }
-        return ByteBuffer.allocate(carry.remaining() + data.remaining()).put(carry).put(data).flip();
     }
 
     private ByteBuffer readChunk(long offset, int length) {

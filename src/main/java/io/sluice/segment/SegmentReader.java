@@ -1,9 +1,7 @@
 package io.sluice.segment;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.concurrent.locks.Condition;
@@ -22,13 +20,14 @@ import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.wire.AuthTokenCheckFailed;
 import io.sluice.wire.ErrorReply;
+import io.sluice.wire.EventFrames;
+import io.sluice.wire.InvalidWireCommandException;
 import io.sluice.wire.NoSuchSegment;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.Reply;
 import io.sluice.wire.SegmentIsSealed;
 import io.sluice.wire.SegmentIsTruncated;
 import io.sluice.wire.SegmentRead;
-import io.sluice.wire.WireCommandType;
 import io.sluice.wire.WrongHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * <p>The prefetcher keeps one ReadSegment outstanding while the buffer has room; at the tail of the segment that
  * read is a long poll, answered when data arrives, so an idle segment costs a parked virtual thread and nothing
  * else (its buffer is empty). Whenever the reader gets something to hand out — an event, the end of the segment,
- * or a failure — it calls {@link Listener#ready}, so one consumer can wait on many segments at once.
+ * or a failure — it calls {@link Listener#ready}, so one consumer can wait on many segments at once. Events are cut
+ * out of the data read by an {@link EventFrames.Reassembler}.
  *
  * <p>{@link #next()} is for a single consumer thread; everything else is thread-safe.
  */
@@ -85,12 +85,12 @@ public final class SegmentReader implements AutoCloseable {
     public record ReadEvent(String segment, long offset, ByteBuffer payload) {
         /** @return the offset just after this event: where a reader resuming after it starts */
         public long nextOffset() {
-            return offset + 8 + payload.remaining();
+            return offset + framedLength();
         }
 
         /** @return the event's length on the wire, header included (for event pointers) */
         public int framedLength() {
-            return 8 + payload.remaining();
+            return EventFrames.framedSize(payload.remaining());
         }
     }
 
@@ -103,13 +103,9 @@ public final class SegmentReader implements AutoCloseable {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
-    /** Guarded by lock: received data not yet handed out, in order. */
-    private final ArrayDeque<ByteBuffer> chunks = new ArrayDeque<>();
-    /** Guarded by lock: segment offset of the first byte in {@link #chunks}. */
-    private long bufferOffset;
-    /** Guarded by lock. */
-    private int buffered;
-    /** Guarded by lock: the segment ended at {@link #bufferOffset} + buffered (sealed and read to the end). */
+    /** Guarded by lock: received data not yet handed out, in order, and the offset of its first byte. */
+    private final EventFrames.Reassembler events;
+    /** Guarded by lock: the segment ends where the data in {@link #events} does (sealed and read to the end). */
     private boolean endOfSegment;
     /** Guarded by lock: why reading stopped, if it failed. */
     private SluiceException failure;
@@ -142,7 +138,7 @@ public final class SegmentReader implements AutoCloseable {
             throw new IllegalArgumentException("cannot read " + segment + " from " + startOffset + " to " + endOffset);
         }
         this.endOffset = endOffset;
-        this.bufferOffset = startOffset;
+        this.events = new EventFrames.Reassembler(startOffset, PendingEvent.MAX_EVENT_SIZE);
         this.config = Objects.requireNonNull(config, "config");
         this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), CONNECT_TIMEOUT));
         this.tokens = Objects.requireNonNull(tokens, "tokens");
@@ -192,7 +188,7 @@ public final class SegmentReader implements AutoCloseable {
     public boolean isFinished() {
         lock.lock();
         try {
-            return endOfSegment && buffered == 0;
+            return endOfSegment && events.buffered() == 0;
         } finally {
             lock.unlock();
         }
@@ -210,146 +206,42 @@ public final class SegmentReader implements AutoCloseable {
 
     /** Under the lock: what {@link #hasSomething()} answers. */
     private boolean somethingBuffered() {
-        return (endOfSegment && buffered == 0) || failure != null || completeEventBuffered();
+        return (endOfSegment && events.buffered() == 0) || failure != null || events.ready();
     }
 
     /** @return the offset of the next event to be taken: where this reader stands */
     public long position() {
         lock.lock();
         try {
-            return bufferOffset;
+            return events.offset();
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Under the lock.
-     *
-     * @return true if the first buffered event is complete — or its header is buffered and is not an event header
-     *     (then {@link #takeEvent} reports it rather than the reader waiting for bytes that make no event)
+     * Under the lock: takes the next event if it is complete. Bytes that hold no event (their header is not an event
+     * header of at most {@link PendingEvent#MAX_EVENT_SIZE} bytes) fail the reader as soon as the header is here.
      */
-    private boolean completeEventBuffered() {
-        if (buffered < 8) {
-            return false;
-        }
-        int length = headerInt(4);
-        return !eventHeader(headerInt(0), length) || buffered - 8 >= length;
-    }
-
-    /** Whether a header with this type code and length is an event's, of at most the largest event's length. */
-    private static boolean eventHeader(int type, int length) {
-        return type == WireCommandType.EVENT.code() && length >= 0 && length <= PendingEvent.MAX_EVENT_SIZE;
-    }
-
-    /**
-     * Under the lock.
-     *
-     * @return how many more bytes the first buffered event needs to be complete (0 if it is, or its header is not
-     *     buffered yet, or is no event's)
-     */
-    private int missingOfHeadEvent() {
-        if (buffered < 8) {
-            return 0;
-        }
-        int length = headerInt(4);
-        if (!eventHeader(headerInt(0), length)) {
-            return 0;
-        }
-        return (int) Math.max(0, 8L + length - buffered);
-    }
-
-    /**
-     * Under the lock, with at least {@code at + 4} bytes buffered: reads the int at {@code at} bytes into the buffered
-     * data. Headers almost always lie in the first chunk; only one split across chunks walks them.
-     */
-    private int headerInt(int at) {
-        ByteBuffer first = chunks.peek();
-        if (first.remaining() >= at + 4) {
-            return first.getInt(first.position() + at);
-        }
-        int v = 0;
-        int i = 0;
-        for (ByteBuffer c : chunks) {
-            int n = c.remaining();
-            while (i < 4 && at < n) {
-                v = (v << 8) | (c.get(c.position() + at) & 0xFF);
-                at++;
-                i++;
-            }
-            if (i == 4) {
-                return v;
-            }
-            at -= n;
-        }
-        throw new IllegalStateException("header read past the buffered data");
-    }
-
-    /** Under the lock. */
     private ReadEvent takeEvent() {
-        if (buffered < 8) {
-            return null;
-        }
-        int type = headerInt(0);
-        int length = headerInt(4);
-        if (!eventHeader(type, length)) {
-            failure = new ProtocolException("segment " + segment + " holds no event at offset " + bufferOffset
-                    + " (type code " + type + ", length " + length + "): is it a byte stream, or was the offset not an "
-                    + "event boundary?");
-            chunks.clear();
-            buffered = 0;
-            return null;
-        }
-        if (buffered - 8 < length) {
-            return null;
-        }
-        long offset = bufferOffset;
-        ByteBuffer head = chunks.peek();
+        long offset = events.offset();
         ByteBuffer payload;
-        if (head.remaining() >= 8 + length) {
-            // the usual case: the whole event lies in one reply's data
-            int at = head.position() + 8;
-            payload = head.slice(at, length);
-            head.position(at + length);
-            if (!head.hasRemaining()) {
-                chunks.poll();
-            }
-            buffered -= 8 + length;
-            bufferOffset += 8 + length;
-        } else {
-            skip(8);
-            byte[] joined = new byte[length];
-            int done = 0;
-            while (done < length) {
-                ByteBuffer c = chunks.peek();
-                int n = Math.min(c.remaining(), length - done);
-                c.get(c.position(), joined, done, n);
-                done += n;
-                skip(n);
-            }
-            payload = ByteBuffer.wrap(joined).asReadOnlyBuffer();
+        try {
+            payload = events.take();
+        } catch (InvalidWireCommandException e) {
+            failure = new ProtocolException("segment " + segment + " holds no event at offset " + offset + " ("
+                    + e.getMessage() + "): is it a byte stream, or was the offset not an event boundary?", e);
+            events.clear();
+            return null;
+        }
+        if (payload == null) {
+            return null;
         }
         // wake the prefetcher only when it waits and now has something to do
-        if (prefetcherWaiting && (buffered < config.bufferBytes() / 2 || !completeEventBuffered())) {
+        if (prefetcherWaiting && (events.buffered() < config.bufferBytes() / 2 || !events.ready())) {
             room.signal();
         }
         return new ReadEvent(segment, offset, payload);
-    }
-
-    /** Under the lock: drops {@code n} bytes from the front. */
-    private void skip(int n) {
-        int left = n;
-        while (left > 0) {
-            ByteBuffer c = chunks.peek();
-            int take = Math.min(left, c.remaining());
-            c.position(c.position() + take);
-            if (!c.hasRemaining()) {
-                chunks.poll();
-            }
-            left -= take;
-        }
-        buffered -= n;
-        bufferOffset += n;
     }
 
     // ------------------------------------------------------------------ prefetch
@@ -359,7 +251,7 @@ public final class SegmentReader implements AutoCloseable {
         long readOffset;
         lock.lock();
         try {
-            readOffset = bufferOffset;
+            readOffset = events.offset();
         } finally {
             lock.unlock();
         }
@@ -369,7 +261,8 @@ public final class SegmentReader implements AutoCloseable {
                 lock.lock();
                 try {
                     // an event larger than the window is fetched whole: the consumer cannot make room before it is
-                    while (!closed && buffered >= config.bufferBytes() / 2 && completeEventBuffered() && !endOfSegment) {
+                    while (!closed && events.buffered() >= config.bufferBytes() / 2 && events.ready()
+                            && !endOfSegment) {
                         prefetcherWaiting = true;
                         try {
                             room.await();
@@ -380,7 +273,7 @@ public final class SegmentReader implements AutoCloseable {
                     if (closed || endOfSegment) {
                         return;
                     }
-                    want = (int) Math.min(Math.max(config.bufferBytes() - buffered, missingOfHeadEvent()),
+                    want = (int) Math.min(Math.max(config.bufferBytes() - events.buffered(), events.missing()),
                             endOffset - readOffset);
                 } finally {
                     lock.unlock();
@@ -471,15 +364,12 @@ public final class SegmentReader implements AutoCloseable {
         boolean wake;
         lock.lock();
         try {
-            boolean hadEvent = completeEventBuffered();
-            if (data.hasRemaining()) {
-                chunks.add(data.order(ByteOrder.BIG_ENDIAN));
-                buffered += data.remaining();
-            }
+            boolean hadEvent = events.ready();
+            events.add(data);
             if (end) {
                 endOfSegment = true;
             }
-            wake = (!hadEvent && completeEventBuffered()) || end;
+            wake = (!hadEvent && events.ready()) || end;
         } finally {
             lock.unlock();
         }

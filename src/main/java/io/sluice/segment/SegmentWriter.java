@@ -1,6 +1,5 @@
 package io.sluice.segment;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -26,6 +25,7 @@ import io.sluice.errors.RetriesExhaustedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.errors.WriterClosedException;
+import io.sluice.wire.AppendEncoder;
 import io.sluice.wire.AppendSetup;
 import io.sluice.wire.AuthTokenCheckFailed;
 import io.sluice.wire.DataAppended;
@@ -35,7 +35,6 @@ import io.sluice.wire.NoSuchSegment;
 import io.sluice.wire.Reply;
 import io.sluice.wire.SegmentIsSealed;
 import io.sluice.wire.SetupAppend;
-import io.sluice.wire.WireCommandType;
 import io.sluice.wire.WireOutput;
 import io.sluice.wire.WrongHost;
 import org.slf4j.Logger;
@@ -45,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * Appends events to one segment, exactly once, with many blocks in flight.
  *
  * <p>Two virtual threads run it. The <b>flusher</b> takes whatever events have queued since its last block,
- * numbers them and hands one {@code AppendBlock}+{@code AppendBlockEnd} to the connection (encoded on the
- * connection's writer thread, straight into the socket buffer): the more callers write while a block is on the
+ * numbers them and hands one {@code AppendBlock}+{@code AppendBlockEnd} to the connection (encoded by
+ * {@link AppendEncoder#writeGroups} on the connection's writer thread, straight into the socket buffer, so each
+ * payload is copied once): the more callers write while a block is on the
  * wire, the bigger the next one, with no timers. An event written when nothing is queued or in flight and the
  * connection is idle skips the flusher: the caller writes its block to the socket itself. The <b>receiver</b> reads
  * acknowledgements and completes events in order; when the connection fails it reconnects with the same writer id,
@@ -59,8 +59,6 @@ import org.slf4j.LoggerFactory;
 public final class SegmentWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
     private static final Duration AWAIT_SLICE = Duration.ofSeconds(30);
-    /** An append block's frames around its events: AppendBlock's header and writer id, and AppendBlockEnd. */
-    private static final int BLOCK_OVERHEAD = 8 + 16 + 8 + 16 + 4 + 4 + 4 + 8 + 8;
 
     /** Hears what ends a segment writer. Called on the writer's own threads; must not block for long. */
     public interface Listener {
@@ -203,7 +201,7 @@ public final class SegmentWriter implements AutoCloseable {
                 case CLOSED -> throw new IllegalStateException("the writer of segment " + segment + " is closed");
                 default -> {
                     if (mayWrite && phase == Phase.READY && queued.isEmpty() && inflight.isEmpty()) {
-                        direct = lease.flow().connection().tryClaim(event.framedSize() + BLOCK_OVERHEAD);
+                        direct = lease.flow().connection().tryClaim(AppendEncoder.blockSize(event.framedSize()));
                     }
                     if (direct == null) {
                         queued.add(event);
@@ -294,31 +292,13 @@ public final class SegmentWriter implements AutoCloseable {
         }
     }
 
-    /** AppendBlock with the framed events, then AppendBlockEnd; runs on the connection's writer thread. */
+    /**
+     * Writes one block: {@code AppendBlock} with the events' frames, then {@code AppendBlockEnd}. Runs on the
+     * connection's writer thread (or the thread holding a claim), straight into the socket buffer: the payloads are
+     * copied once, there.
+     */
     private void encodeBlock(WireOutput out, List<PendingEvent> batch, long last, long requestId) {
-        int framed = 0;
-        int count = 0;
-        for (PendingEvent e : batch) {
-            framed += e.framedSize();
-            count += e.count();
-        }
-        out.ensure(framed + 64);
-        out.writeInt(WireCommandType.APPEND_BLOCK.code());
-        out.writeInt(16 + framed);
-        out.writeUuid(writerId);
-        for (PendingEvent e : batch) {
-            for (ByteBuffer p : e.payloads()) {
-                out.writeEventFrame(p);
-            }
-        }
-        out.writeInt(WireCommandType.APPEND_BLOCK_END.code());
-        out.writeInt(16 + 4 + 4 + 4 + 8 + 8);
-        out.writeUuid(writerId);
-        out.writeInt(framed);
-        out.writeInt(0);
-        out.writeInt(count);
-        out.writeLong(last);
-        out.writeLong(requestId);
+        AppendEncoder.writeGroups(out, writerId, batch, last, requestId);
     }
 
     // ------------------------------------------------------------------ receiver

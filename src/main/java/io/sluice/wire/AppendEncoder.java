@@ -8,12 +8,14 @@ import java.util.UUID;
  * Writes batches of events for one writer session straight into a {@link WireOutput}, without building
  * intermediate command objects. Two encodings, both accepted by every Pravega server:
  * <ul>
- *   <li>{@link #writeBlock}: {@code AppendBlock(writerId, events...)} + {@code AppendBlockEnd(sizeOfWholeEvents,
- *       no data)} — what the Java client sends for a batch it has in hand;</li>
+ *   <li>{@link #writeGroups} and {@link #writeBlock}: {@code AppendBlock(writerId, events...)} +
+ *       {@code AppendBlockEnd(sizeOfWholeEvents, no data)} — what the Java client sends for a batch it has in hand,
+ *       and what Sluice's segment writer sends;</li>
  *   <li>{@link #writeBlockEndOnly}: one {@code AppendBlockEnd} whose data holds the framed events — what the
  *       Rust client sends.</li>
  * </ul>
- * Both produce the same appended bytes: each event as {@code [i32 0][i32 n][n bytes]}. Stateless.
+ * Both produce the same appended bytes: each event as {@code [i32 0][i32 n][n bytes]}. Payload bytes are copied once,
+ * from the caller's buffers into the output. Stateless and thread-safe (a {@link WireOutput} is not).
  */
 public final class AppendEncoder {
     /** Bytes an AppendBlock frame adds besides its data: header + writerId. */
@@ -21,11 +23,79 @@ public final class AppendEncoder {
     /** Bytes an AppendBlockEnd frame adds besides its data. */
     public static final int APPEND_BLOCK_END_OVERHEAD = WireProtocol.HEADER_SIZE + 16 + 4 + 4 + 4 + 8 + 8;
 
+    /**
+     * Events a writer appends together, in order: one event, or several that must land atomically. The encoder reads
+     * the payloads from position to limit without moving them; both methods must keep answering the same while the
+     * group is being encoded.
+     */
+    public interface EventGroup {
+        /** @return the events' bytes, each from position to limit; at least one */
+        List<ByteBuffer> payloads();
+
+        /** @return the bytes the events take framed: the sum of {@code 8 + remaining()} over {@link #payloads()} */
+        int framedSize();
+    }
+
     private AppendEncoder() {
     }
 
     /**
-     * Writes {@code AppendBlock} + {@code AppendBlockEnd} carrying {@code events}.
+     * The size of the {@code AppendBlock} + {@code AppendBlockEnd} that {@link #writeGroups} and {@link #writeBlock}
+     * write for events taking {@code framedEventBytes} framed.
+     *
+     * @param framedEventBytes the events' bytes with their 8-byte headers (e.g. {@link EventGroup#framedSize()})
+     * @return the bytes of both frames, headers included
+     * @throws IllegalArgumentException if {@code framedEventBytes} is negative
+     */
+    public static int blockSize(int framedEventBytes) {
+        if (framedEventBytes < 0) {
+            throw new IllegalArgumentException("framedEventBytes must not be negative: " + framedEventBytes);
+        }
+        return APPEND_BLOCK_OVERHEAD + framedEventBytes + APPEND_BLOCK_END_OVERHEAD;
+    }
+
+    /**
+     * Writes {@code AppendBlock} + {@code AppendBlockEnd} carrying every event of {@code groups}, in order: the
+     * encoding of a segment writer's block. {@code AppendBlockEnd.numEvents} counts events, not groups. If it throws,
+     * nothing is left written in {@code out}.
+     *
+     * @param groups the groups, in order; at least one event in all
+     * @param lastEventNumber the event number of the last event
+     * @param requestId the request id the acknowledgement will carry
+     * @return the number of event bytes appended to the segment (framing included)
+     * @throws IllegalArgumentException if there are no events, the block would exceed the frame limit, or a group's
+     *     {@link EventGroup#framedSize()} is not what its payloads take
+     */
+    public static int writeGroups(WireOutput out, UUID writerId, List<? extends EventGroup> groups,
+                                  long lastEventNumber, long requestId) {
+        long framedSum = 0;
+        int count = 0;
+        for (EventGroup g : groups) {
+            framedSum += g.framedSize();
+            count += g.payloads().size();
+        }
+        if (count == 0) {
+            throw new IllegalArgumentException("an append needs at least one event");
+        }
+        int framed = checkBlock(framedSum);
+        int start = out.position();
+        try {
+            out.ensure(blockSize(framed));
+            writeBlockHeader(out, writerId, framed);
+            for (EventGroup g : groups) {
+                out.writeEventFrames(g.payloads(), g.framedSize());
+            }
+            writeBlockEnd(out, writerId, framed, count, lastEventNumber, requestId);
+        } catch (IllegalArgumentException e) {
+            out.reset(start);
+            throw e;
+        }
+        return framed;
+    }
+
+    /**
+     * Writes {@code AppendBlock} + {@code AppendBlockEnd} carrying {@code events}: {@link #writeGroups} with the
+     * events as one group.
      *
      * @param events the events' bytes, each from position to limit (positions do not move); at least one
      * @param lastEventNumber the event number of the last event
@@ -36,24 +106,13 @@ public final class AppendEncoder {
     public static int writeBlock(WireOutput out, UUID writerId, List<ByteBuffer> events, long lastEventNumber,
                                  long requestId) {
         int framed = framedSize(events);
-        if ((long) framed + APPEND_BLOCK_OVERHEAD > WireProtocol.MAX_WIRECOMMAND_SIZE) {
-            throw new IllegalArgumentException("append block of " + framed + " bytes exceeds the frame limit");
-        }
-        out.ensure(APPEND_BLOCK_OVERHEAD + framed + APPEND_BLOCK_END_OVERHEAD);
-        out.writeInt(WireCommandType.APPEND_BLOCK.code());
-        out.writeInt(16 + framed);
-        out.writeUuid(writerId);
-        out.writeEventFrames(events, framed);
-        writeBlockEndHeader(out, writerId, framed, 0);
-        out.writeInt(events.size());
-        out.writeLong(lastEventNumber);
-        out.writeLong(requestId);
-        return framed;
+        return writeGroups(out, writerId, List.of(new Group(events, framed)), lastEventNumber, requestId);
     }
 
     /**
      * Writes one {@code AppendBlockEnd} whose data holds {@code events}, framed.
      *
+     * @param events the events' bytes, each from position to limit (positions do not move); at least one
      * @return the number of event bytes appended to the segment (framing included)
      * @throws IllegalArgumentException if there are no events or the frame would exceed the limit
      */
@@ -66,10 +125,12 @@ public final class AppendEncoder {
         out.ensure(framed + APPEND_BLOCK_END_OVERHEAD);
         writeBlockEndHeader(out, writerId, framed, framed);
         out.writeEventFrames(events, framed);
-        out.writeInt(events.size());
-        out.writeLong(lastEventNumber);
-        out.writeLong(requestId);
+        writeBlockEndTail(out, events.size(), lastEventNumber, requestId);
         return framed;
+    }
+
+    /** The events of {@link #writeBlock}, with their framed size computed once. */
+    private record Group(List<ByteBuffer> payloads, int framedSize) implements EventGroup {
     }
 
     private static int framedSize(List<ByteBuffer> events) {
@@ -78,12 +139,34 @@ public final class AppendEncoder {
         }
         long framed = 0;
         for (ByteBuffer e : events) {
-            framed += Event.HEADER_SIZE + e.remaining();
+            framed += EventFrames.framedSize(e.remaining());
         }
         if (framed > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("append of " + framed + " bytes exceeds the frame limit");
         }
         return (int) framed;
+    }
+
+    /** @return {@code framed} as an int, if an AppendBlock can carry that many event bytes */
+    private static int checkBlock(long framed) {
+        if (framed < 0 || framed + APPEND_BLOCK_OVERHEAD > WireProtocol.MAX_WIRECOMMAND_SIZE) {
+            throw new IllegalArgumentException("append block of " + framed + " bytes exceeds the frame limit");
+        }
+        return (int) framed;
+    }
+
+    /** Writes AppendBlock's header and writer id; its data, the framed events, follows. */
+    private static void writeBlockHeader(WireOutput out, UUID writerId, int framed) {
+        out.writeInt(WireCommandType.APPEND_BLOCK.code());
+        out.writeInt(APPEND_BLOCK_OVERHEAD - WireProtocol.HEADER_SIZE + framed);
+        out.writeUuid(writerId);
+    }
+
+    /** Writes the AppendBlockEnd that closes a block of {@code framed} event bytes; it carries no data. */
+    private static void writeBlockEnd(WireOutput out, UUID writerId, int framed, int count, long lastEventNumber,
+                                      long requestId) {
+        writeBlockEndHeader(out, writerId, framed, 0);
+        writeBlockEndTail(out, count, lastEventNumber, requestId);
     }
 
     /** Writes AppendBlockEnd's header through the data length field; the caller writes data and the tail. */
@@ -93,5 +176,12 @@ public final class AppendEncoder {
         out.writeUuid(writerId);
         out.writeInt(sizeOfWholeEvents);
         out.writeInt(dataLength);
+    }
+
+    /** Writes AppendBlockEnd's fields after its data. */
+    private static void writeBlockEndTail(WireOutput out, int count, long lastEventNumber, long requestId) {
+        out.writeInt(count);
+        out.writeLong(lastEventNumber);
+        out.writeLong(requestId);
     }
 }

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -32,8 +33,10 @@ import io.sluice.wire.AppendBlockEnd;
 import io.sluice.wire.AppendSetup;
 import io.sluice.wire.ConditionalAppend;
 import io.sluice.wire.ConditionalCheckFailed;
+import io.sluice.wire.DataAppended;
 import io.sluice.wire.GetSegmentAttribute;
 import io.sluice.wire.GetStreamSegmentInfo;
+import io.sluice.wire.PravegaAppends;
 import io.sluice.wire.SegmentAttribute;
 import io.sluice.wire.SetupAppend;
 import io.sluice.wire.StreamSegmentInfo;
@@ -363,6 +366,36 @@ class RevisionedSegmentTest {
             AppendBlockEnd sent = (AppendBlockEnd) appends.get(0);
             assertThat(sent.data().remaining()).isEqualTo(11);
             assertThat(sent.numEvents()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anUnconditionalAppendIsTheBlockEndPravegaEncodes() throws IOException {
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore((conn, request, peer) -> {
+            switch (request) {
+                case SetupAppend s -> peer.send(new AppendSetup(s.requestId(), SEG, s.writerId(),
+                        WireProtocol.NULL_ATTRIBUTE_VALUE));
+                case AppendBlockEnd a -> peer.send(new DataAppended(a.requestId(), a.writerId(), a.lastEventNumber(),
+                        a.lastEventNumber() - 1, 11L * a.lastEventNumber()));
+                default -> throw new AssertionError("unexpected " + request);
+            }
+        })) {
+            RevisionedSegment log = client(fake);
+            assertThat(log.writeUnconditionally(bytes("abc"))).isEqualTo(11);
+            assertThat(log.writeUnconditionally(bytes("def"))).isEqualTo(22);
+            List<WireCommand> received = fake.received();
+            List<byte[]> frames = fake.receivedFrames();
+            int checked = 0;
+            for (int i = 0; i < received.size(); i++) {
+                if (received.get(i) instanceof AppendBlockEnd sent) {
+                    checked++;
+                    byte[] pravega = PravegaAppends.blockEndOnly(log.writerId(),
+                            List.of(bytes(checked == 1 ? "abc" : "def")), checked, sent.requestId());
+                    assertThat(HexFormat.of().formatHex(frames.get(i))).as("append %d", checked)
+                            .isEqualTo(HexFormat.of().formatHex(pravega));
+                }
+            }
+            assertThat(checked).isEqualTo(2);
         }
     }
 }

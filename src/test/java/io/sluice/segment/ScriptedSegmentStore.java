@@ -60,6 +60,8 @@ final class ScriptedSegmentStore implements AutoCloseable {
     private final Script script;
     private final AtomicInteger connections = new AtomicInteger();
     private final List<WireCommand> received = new CopyOnWriteArrayList<>();
+    /** The bytes of each command in {@link #received}, header included, as they came. */
+    private final List<byte[]> receivedFrames = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     ScriptedSegmentStore(Script script) throws IOException {
@@ -80,6 +82,11 @@ final class ScriptedSegmentStore implements AutoCloseable {
     /** @return every command received except Hello, in order */
     List<WireCommand> received() {
         return List.copyOf(received);
+    }
+
+    /** @return the bytes of every command received except Hello, header included, in order */
+    List<byte[]> receivedFrames() {
+        return List.copyOf(receivedFrames);
     }
 
     private void acceptLoop() {
@@ -109,6 +116,8 @@ final class ScriptedSegmentStore implements AutoCloseable {
                 if (c instanceof Hello) {
                     peer.send(Hello.current());
                 } else {
+                    receivedFrames.add(ByteBuffer.allocate(8 + length).putInt(type).putInt(length).put(payload)
+                            .array());
                     received.add(c);
                     script.handle(n, c, peer);
                 }

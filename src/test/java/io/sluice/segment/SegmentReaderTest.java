@@ -17,10 +17,16 @@ import java.util.concurrent.TimeUnit;
 
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.TcpConnectionFactory;
+import io.sluice.errors.ProtocolException;
 import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.server.SegmentStore;
 import io.sluice.server.SegmentStoreServer;
 import io.sluice.server.TokenVerifier;
+import io.sluice.wire.FrameCodec;
+import io.sluice.wire.Padding;
+import io.sluice.wire.ReadSegment;
+import io.sluice.wire.SegmentRead;
+import io.sluice.wire.WireOutput;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -207,5 +213,42 @@ class SegmentReaderTest {
         assertThat(ready.poll(30, TimeUnit.SECONDS)).isSameAs(busy);
         assertThat(take(busy, 5)).hasSize(5);
         assertThat(idle).allSatisfy(r -> assertThat(r.hasSomething()).isFalse());
+    }
+
+    /**
+     * A segment store that answers every read with at most 5 bytes: each event reaches the reader split between
+     * replies, headers included; after the events come bytes that are no event.
+     */
+    @Test
+    void eventsSplitBetweenRepliesAreJoinedAndBytesThatHoldNoEventFailTheReader() throws Exception {
+        WireOutput data = new WireOutput();
+        for (String e : List.of("alpha", "", "gamma-gamma")) {
+            data.writeEventFrame(ByteBuffer.wrap(e.getBytes(StandardCharsets.UTF_8)));
+        }
+        FrameCodec.encode(new Padding(4), data);
+        byte[] segmentBytes = data.toByteArray();
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore((conn, request, peer) -> {
+            if (request instanceof ReadSegment r && r.offset() < segmentBytes.length) {
+                // at the end no answer comes, as from a long poll at the tail
+                int at = (int) r.offset();
+                int n = Math.min(5, Math.min(r.suggestedLength(), segmentBytes.length - at));
+                peer.send(new SegmentRead(r.segment(), r.offset(), false, false, ByteBuffer.wrap(segmentBytes, at, n),
+                        r.requestId()));
+            }
+        })) {
+            SegmentReader r = new SegmentReader(SEG, 0, Long.MAX_VALUE, pool, SegmentLocator.fixed(fake.endpoint()),
+                    () -> null, new SegmentReader.Config(1024, SegmentReader.Config.DEFAULT.retry()), ready::add);
+            readers.add(r);
+            List<SegmentReader.ReadEvent> events = take(r, 3);
+            assertThat(events).extracting(SegmentReaderTest::text).containsExactly("alpha", "", "gamma-gamma");
+            assertThat(events).extracting(SegmentReader.ReadEvent::offset).containsExactly(0L, 13L, 21L);
+            assertThat(r.position()).isEqualTo(40);
+            while (!r.hasSomething()) {
+                assertThat(ready.poll(30, TimeUnit.SECONDS)).as("the reader signals its failure").isNotNull();
+            }
+            assertThatThrownBy(r::next).isInstanceOf(ProtocolException.class)
+                    .hasMessageContaining("segment " + SEG + " holds no event at offset 40")
+                    .hasMessageContaining("type code -1, length 4");
+        }
     }
 }

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.sluice.common.Deadline;
 import io.sluice.common.Retry;
@@ -29,8 +31,14 @@ import io.sluice.errors.RetriesExhaustedException;
 import io.sluice.server.SegmentStore;
 import io.sluice.server.SegmentStoreServer;
 import io.sluice.server.TokenVerifier;
+import io.sluice.wire.AppendBlock;
+import io.sluice.wire.AppendBlockEnd;
 import io.sluice.wire.AppendSetup;
+import io.sluice.wire.Bytes;
+import io.sluice.wire.DataAppended;
 import io.sluice.wire.EventFrames;
+import io.sluice.wire.FrameCodec;
+import io.sluice.wire.PravegaAppends;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.SegmentRead;
 import io.sluice.wire.SetupAppend;
@@ -235,5 +243,83 @@ class SegmentWriterTest {
         SegmentWriter w = writer(UUID.randomUUID());
         w.close();
         assertThat(w.busy()).isFalse();
+    }
+
+    /**
+     * What the writer puts on the wire, captured byte for byte by a scripted segment store, against Pravega 0.13's
+     * own encoding of the same blocks: the flusher's blocks of many events (atomic batches among them) and a block
+     * written from the caller's thread.
+     */
+    @Test
+    void theBlocksOnTheWireAreTheBytesPravegaEncodes() throws Exception {
+        CountDownLatch setUp = new CountDownLatch(1);
+        AtomicLong acknowledged = new AtomicLong(Long.MIN_VALUE);
+        AtomicLong length = new AtomicLong();
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore((conn, request, peer) -> {
+            switch (request) {
+                case SetupAppend s -> {
+                    // hold the session back so the first events queue up into one block
+                    try {
+                        assertThat(setUp.await(30, TimeUnit.SECONDS)).isTrue();
+                    } catch (InterruptedException e) {
+                        throw new IOException(e);
+                    }
+                    peer.send(new AppendSetup(s.requestId(), SEG, s.writerId(), WireProtocol.NULL_ATTRIBUTE_VALUE));
+                }
+                case AppendBlockEnd e -> peer.send(new DataAppended(e.requestId(), e.writerId(), e.lastEventNumber(),
+                        acknowledged.getAndSet(e.lastEventNumber()), length.addAndGet(e.sizeOfWholeEvents())));
+                default -> { }
+            }
+        })) {
+            UUID writerId = UUID.randomUUID();
+            List<String> written = new ArrayList<>();
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            try (SegmentWriter w = new SegmentWriter(SEG, writerId, pool, SegmentLocator.fixed(fake.endpoint()),
+                    () -> null, SegmentWriter.Config.DEFAULT, (segment, unacked) -> { })) {
+                for (int i = 0; i < 30; i++) {
+                    PendingEvent e = i % 10 == 5
+                            ? new PendingEvent(null, List.of(utf8("batch-" + i + "-a"), utf8(""), utf8("b" + i + "-c")))
+                            : event("e" + i);
+                    e.payloads().forEach(p -> written.add(StandardCharsets.UTF_8.decode(p.duplicate()).toString()));
+                    assertThat(w.queue(e)).isTrue();
+                    acks.add(e.future());
+                }
+                setUp.countDown();
+                CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                PendingEvent last = event("after an idle moment");
+                written.add("after an idle moment");
+                assertThat(w.write(last)).isTrue();
+                last.future().get(30, TimeUnit.SECONDS);
+            }
+
+            List<byte[]> frames = fake.receivedFrames().stream()
+                    .filter(f -> !(FrameCodec.decodeOne(f) instanceof SetupAppend)).toList();
+            List<String> onTheWire = new ArrayList<>();
+            long eventNumber = 0;
+            int largestBlock = 0;
+            assertThat(frames.size() % 2).as("AppendBlock + AppendBlockEnd pairs").isZero();
+            for (int i = 0; i < frames.size(); i += 2) {
+                AppendBlock block = (AppendBlock) FrameCodec.decodeOne(frames.get(i));
+                AppendBlockEnd end = (AppendBlockEnd) FrameCodec.decodeOne(frames.get(i + 1));
+                List<ByteBuffer> events = new ArrayList<>();
+                EventFrames.forEach(block.data(), e -> events.add(ByteBuffer.wrap(Bytes.toArray(e))));
+                events.forEach(e -> onTheWire.add(StandardCharsets.UTF_8.decode(e.duplicate()).toString()));
+                eventNumber += events.size();
+                largestBlock = Math.max(largestBlock, events.size());
+                assertThat(end.lastEventNumber()).isEqualTo(eventNumber);
+
+                byte[] ours = ByteBuffer.allocate(frames.get(i).length + frames.get(i + 1).length)
+                        .put(frames.get(i)).put(frames.get(i + 1)).array();
+                byte[] pravega = PravegaAppends.block(writerId, events, end.lastEventNumber(), end.requestId());
+                assertThat(HexFormat.of().formatHex(ours)).as("block %d", i / 2)
+                        .isEqualTo(HexFormat.of().formatHex(pravega));
+            }
+            assertThat(onTheWire).isEqualTo(written);
+            assertThat(largestBlock).as("the queued events went out together").isEqualTo(written.size() - 1);
+        }
+    }
+
+    private static ByteBuffer utf8(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
 }

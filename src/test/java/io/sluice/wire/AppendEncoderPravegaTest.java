@@ -1,18 +1,19 @@
 package io.sluice.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufOutputStream;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.pravega.shared.protocol.netty.CommandDecoder;
 import io.pravega.shared.protocol.netty.WireCommands;
@@ -22,35 +23,124 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@link AppendEncoder#writeBlock} against an append block written with Pravega 0.13's own {@code WireCommands},
- * frame by frame as its {@code CommandEncoder} does: the {@code AppendBlock} header, every event through
- * {@code Event.writeFields}, then {@code AppendBlockEnd}. This is the equivalence the JMH
- * {@code AppendBlockEncodeBenchmark} relies on when it compares the two encoders; it is checked here too so CI,
- * which does not run the benchmarks, keeps it true.
+ * {@link AppendEncoder} against append frames written with Pravega 0.13's own {@code WireCommands}, frame by frame
+ * as its {@code CommandEncoder} does ({@link PravegaAppends}). {@link AppendEncoder#writeGroups} is what the segment
+ * writer sends (and what the JMH {@code AppendBlockEncodeBenchmark} measures), {@link AppendEncoder#writeBlockEndOnly}
+ * what the revisioned segment sends; both are checked here so CI, which does not run the benchmarks, keeps the
+ * equivalence true.
  */
 @Timeout(30)
 class AppendEncoderPravegaTest {
     private static final UUID WRITER = new UUID(0x0123456789abcdefL, 0xfedcba9876543210L);
 
+    /** A group as a segment writer's pending event is one: payloads and their framed size. */
+    private record Group(List<ByteBuffer> payloads, int framedSize) implements AppendEncoder.EventGroup {
+        static Group of(ByteBuffer... payloads) {
+            int framed = 0;
+            for (ByteBuffer p : payloads) {
+                framed += Event.HEADER_SIZE + p.remaining();
+            }
+            return new Group(List.of(payloads), framed);
+        }
+    }
+
     @ParameterizedTest(name = "{0} events of {1} bytes")
     @CsvSource({"1, 0", "1, 10", "100, 10", "100, 100", "1000, 1024", "3, 1"})
-    void sluiceWritesTheBytesPravegaWrites(int events, int eventSize) throws IOException {
+    void sluiceWritesTheBytesPravegaWrites(int events, int eventSize) {
         List<ByteBuffer> payloads = payloads(events, eventSize, new Random(events * 31L + eventSize));
         long lastEventNumber = 1000L + events;
 
         WireOutput out = new WireOutput(16);
         int framed = AppendEncoder.writeBlock(out, WRITER, payloads, lastEventNumber, 42L);
-        byte[] theirs = encodeWithPravega(payloads, lastEventNumber, 42L);
+        byte[] theirs = PravegaAppends.block(WRITER, payloads, lastEventNumber, 42L);
 
         assertThat(framed).isEqualTo(events * (Event.HEADER_SIZE + eventSize));
+        assertThat(out.position()).isEqualTo(AppendEncoder.blockSize(framed));
         assertThat(HexFormat.of().formatHex(out.toByteArray())).isEqualTo(HexFormat.of().formatHex(theirs));
+    }
+
+    @ParameterizedTest(name = "{0} single events of {1} bytes")
+    @CsvSource({"1, 0", "1, 10", "100, 10", "100, 100", "1000, 1024", "3, 1"})
+    void aWritersBlockOfSingleEventsIsWhatPravegaWrites(int events, int eventSize) {
+        List<ByteBuffer> payloads = payloads(events, eventSize, new Random(events * 17L + eventSize));
+        List<Group> groups = payloads.stream().map(Group::of).toList();
+
+        WireOutput out = new WireOutput(16);
+        int framed = AppendEncoder.writeGroups(out, WRITER, groups, 5000L + events, 43L);
+
+        assertThat(framed).isEqualTo(events * (Event.HEADER_SIZE + eventSize));
+        assertThat(out.position()).isEqualTo(AppendEncoder.blockSize(framed));
+        assertThat(HexFormat.of().formatHex(out.toByteArray()))
+                .isEqualTo(HexFormat.of().formatHex(PravegaAppends.block(WRITER, payloads, 5000L + events, 43L)));
+        assertThat(payloads).allMatch(p -> p.position() == 0);
+    }
+
+    @Test
+    void groupsOfSeveralEventsCountEventsNotGroups() {
+        ByteBuffer direct = ByteBuffer.allocateDirect(3).put(new byte[] {7, 8, 9}).flip();
+        ByteBuffer offset = ByteBuffer.wrap("xxpayloadyy".getBytes(StandardCharsets.UTF_8), 2, 7).slice();
+        ByteBuffer readOnly = utf8("read-only").asReadOnlyBuffer();
+        List<Group> groups = List.of(Group.of(utf8("a")), Group.of(utf8("b1"), ByteBuffer.allocate(0), utf8("b3")),
+                Group.of(direct, offset), Group.of(readOnly));
+        List<ByteBuffer> flat = groups.stream().flatMap(g -> g.payloads().stream()).toList();
+
+        WireOutput out = new WireOutput(16);
+        int framed = AppendEncoder.writeGroups(out, WRITER, groups, 77L, 78L);
+
+        assertThat(framed).isEqualTo(groups.stream().mapToInt(Group::framedSize).sum());
+        assertThat(HexFormat.of().formatHex(out.toByteArray()))
+                .isEqualTo(HexFormat.of().formatHex(PravegaAppends.block(WRITER, flat, 77L, 78L)));
+        WireCommands.AppendBlockEnd end = decodeEnd(out.toByteArray());
+        assertThat(end.getNumEvents()).as("events, not groups").isEqualTo(7);
+    }
+
+    @Test
+    void aBlockGoesAfterWhatTheBufferAlreadyHolds() {
+        // the connection's writer thread encodes several senders' frames into one buffer
+        WireOutput out = new WireOutput(16);
+        FrameCodec.encode(new KeepAlive(), out);
+        int before = out.position();
+        AppendEncoder.writeGroups(out, WRITER, List.of(Group.of(utf8("x")), Group.of(utf8("yz"))), 2L, 3L);
+        byte[] all = out.toByteArray();
+        assertThat(Arrays.copyOfRange(all, 0, before)).isEqualTo(FrameCodec.encode(new KeepAlive()));
+        assertThat(Arrays.copyOfRange(all, before, all.length))
+                .isEqualTo(PravegaAppends.block(WRITER, List.of(utf8("x"), utf8("yz")), 2L, 3L));
+    }
+
+    @Test
+    void aGroupThatMisstatesItsSizeLeavesNothingWritten() {
+        WireOutput out = new WireOutput(16);
+        out.writeInt(42);
+        Group lying = new Group(List.of(utf8("abc")), 8 + 4);
+        assertThatThrownBy(() -> AppendEncoder.writeGroups(out, WRITER, List.of(Group.of(utf8("ok")), lying), 1L, 1L))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
+        assertThat(out.position()).isEqualTo(4);
+        assertThatThrownBy(() -> AppendEncoder.writeGroups(out, WRITER, List.of(), 1L, 1L))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one event");
+        assertThatThrownBy(() -> AppendEncoder.writeGroups(out, WRITER,
+                List.of(new Group(List.of(), 0)), 1L, 1L)).hasMessageContaining("at least one event");
+        Group huge = new Group(List.of(ByteBuffer.allocate(0)), WireProtocol.MAX_WIRECOMMAND_SIZE);
+        assertThatThrownBy(() -> AppendEncoder.writeGroups(out, WRITER, List.of(huge), 1L, 1L))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the frame limit");
+        assertThat(out.position()).isEqualTo(4);
+    }
+
+    @ParameterizedTest(name = "{0} events of {1} bytes")
+    @CsvSource({"1, 0", "1, 10", "5, 100", "1, 100000"})
+    void aBlockEndAloneIsWhatPravegaWrites(int events, int eventSize) {
+        List<ByteBuffer> payloads = payloads(events, eventSize, new Random(events * 7L + eventSize));
+        WireOutput out = new WireOutput(16);
+        int framed = AppendEncoder.writeBlockEndOnly(out, WRITER, payloads, 9L, 10L);
+        assertThat(framed).isEqualTo(events * (Event.HEADER_SIZE + eventSize));
+        assertThat(HexFormat.of().formatHex(out.toByteArray()))
+                .isEqualTo(HexFormat.of().formatHex(PravegaAppends.blockEndOnly(WRITER, payloads, 9L, 10L)));
     }
 
     @Test
     void pravegaDecodesTheBlockSluiceWrites() throws IOException {
         List<ByteBuffer> payloads = payloads(5, 7, new Random(1));
         WireOutput out = new WireOutput();
-        int framed = AppendEncoder.writeBlock(out, WRITER, payloads, 9L, 77L);
+        int framed = AppendEncoder.writeGroups(out, WRITER, payloads.stream().map(Group::of).toList(), 9L, 77L);
         ByteBuf in = Unpooled.wrappedBuffer(out.toByteArray());
 
         WireCommands.AppendBlock block = (WireCommands.AppendBlock) CommandDecoder.parseCommand(in);
@@ -70,6 +160,22 @@ class AppendEncoderPravegaTest {
         }
     }
 
+    private static WireCommands.AppendBlockEnd decodeEnd(byte[] blockAndEnd) {
+        ByteBuf in = Unpooled.wrappedBuffer(blockAndEnd);
+        try {
+            ((WireCommands.AppendBlock) CommandDecoder.parseCommand(in)).release();
+            WireCommands.AppendBlockEnd end = (WireCommands.AppendBlockEnd) CommandDecoder.parseCommand(in);
+            end.release();
+            return end;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static ByteBuffer utf8(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+
     private static List<ByteBuffer> payloads(int events, int eventSize, Random random) {
         List<ByteBuffer> list = new ArrayList<>(events);
         for (int i = 0; i < events; i++) {
@@ -78,31 +184,5 @@ class AppendEncoderPravegaTest {
             list.add(ByteBuffer.wrap(payload));
         }
         return list;
-    }
-
-    /** The block as Pravega 0.13 frames it: a ByteBufOutputStream per frame, the length patched afterwards. */
-    private static byte[] encodeWithPravega(List<ByteBuffer> payloads, long lastEventNumber, long requestId)
-            throws IOException {
-        ByteBuf out = Unpooled.buffer();
-        int blockStart = out.writerIndex();
-        ByteBufOutputStream block = new ByteBufOutputStream(out);
-        block.writeInt(io.pravega.shared.protocol.netty.WireCommandType.APPEND_BLOCK.getCode());
-        block.writeInt(0);
-        new WireCommands.AppendBlock(WRITER).writeFields(block);
-        int eventsStart = out.writerIndex();
-        for (ByteBuffer payload : payloads) {
-            new WireCommands.Event(Unpooled.wrappedBuffer(payload)).writeFields(block);
-        }
-        int sizeOfWholeEvents = out.writerIndex() - eventsStart;
-        out.setInt(blockStart + 4, out.writerIndex() - blockStart - 8);
-
-        int endStart = out.writerIndex();
-        ByteBufOutputStream end = new ByteBufOutputStream(out);
-        end.writeInt(io.pravega.shared.protocol.netty.WireCommandType.APPEND_BLOCK_END.getCode());
-        end.writeInt(0);
-        new WireCommands.AppendBlockEnd(WRITER, sizeOfWholeEvents, null, payloads.size(), lastEventNumber, requestId)
-                .writeFields(end);
-        out.setInt(endStart + 4, out.writerIndex() - endStart - 8);
-        return ByteBufUtil.getBytes(out);
     }
 }
