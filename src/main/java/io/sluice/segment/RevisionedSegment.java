@@ -269,7 +269,9 @@ public final class RevisionedSegment implements AutoCloseable {
         }
         try {
             checkOpen();
-            PendingAppend a = new PendingAppend(++lastEventNumber, expectedOffset, update.slice().asReadOnlyBuffer());
+            // a copy of its own: a frame may still be queued when an append gives up, and the caller may reuse its buffer
+            ByteBuffer data = ByteBuffer.allocate(update.remaining()).put(update.duplicate()).flip().asReadOnlyBuffer();
+            PendingAppend a = new PendingAppend(++lastEventNumber, expectedOffset, data);
             String what = (a.conditional() ? "conditional append at " + expectedOffset + " to " : "append to ") + segment;
             return config.retry().run(what, () -> attempt(a));
         } finally {
