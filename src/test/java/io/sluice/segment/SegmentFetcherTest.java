@@ -76,8 +76,8 @@ class SegmentFetcherTest {
         String name = "fetch/s" + NAMES.incrementAndGet() + "/0.#epoch.0";
         SegmentMetadataClient metadata = new SegmentMetadataClient(calls, name, null);
         assertThat(metadata.create()).isTrue();
-        RevisionedSegment writer = new RevisionedSegment(name, pool, SegmentLocator.fixed(server.segmentStoreEndpoint()),
-                () -> null, new RevisionedSegment.Config(FAST.retry(), Duration.ofSeconds(10)));
+        RevisionedSegment writer = new RevisionedSegment(name, pool,
+                SegmentLocator.fixed(server.segmentStoreEndpoint()), () -> null, new RevisionedSegment.Config(FAST.retry(), Duration.ofSeconds(10)));
         writers.add(writer);
         return new Fixture(new SegmentFetcher(calls, name, null), metadata, writer);
     }
