@@ -154,7 +154,8 @@ public final class SegmentCalls {
      * @param deadline how long to wait for the reply
      * @return the reply, other error replies included
      * @throws io.sluice.errors.ConnectionFailedException if the connection failed first
-     * @throws io.sluice.errors.DeadlineExceededException if no reply came in time
+     * @throws io.sluice.errors.DeadlineExceededException if no reply came in time, or the refresh of an expired
+     *     token did not finish in time
      */
     public Reply callOnce(String segment, DelegationTokenProvider tokens, RequestBuilder request, Deadline deadline) {
         try (Lease lease = lease(segment, deadline)) {
@@ -171,7 +172,7 @@ public final class SegmentCalls {
                     continue; // a keep-alive, or a late reply to an earlier request of this flow
                 }
                 if (reply instanceof WrongHost || (reply instanceof AuthTokenCheckFailed a && a.isTokenExpired())) {
-                    throw failure(segment, tokens, token, (ErrorReply) reply);
+                    throw failure(segment, tokens, token, (ErrorReply) reply, deadline);
                 }
                 return reply;
             }
@@ -219,6 +220,12 @@ public final class SegmentCalls {
      * @return the exception to throw
      */
     public SluiceException failure(String segment, DelegationTokenProvider tokens, String sentToken, ErrorReply error) {
+        return failure(segment, tokens, sentToken, error, null);
+    }
+
+    /** As above; the token refresh waits no longer than {@code deadline} ({@code null}: the provider's timeout). */
+    private SluiceException failure(String segment, DelegationTokenProvider tokens, String sentToken, ErrorReply error,
+                                    Deadline deadline) {
         switch (error) {
             case WrongHost w -> {
                 locator.invalidate(segment);
@@ -226,7 +233,9 @@ public final class SegmentCalls {
                         + (w.correctHost().isEmpty() ? "" : " (it says " + w.correctHost() + " does)"));
             }
             case AuthTokenCheckFailed a when a.isTokenExpired() -> {
-                if (tokens != null) {
+                if (tokens != null && deadline != null) {
+                    tokens.refreshAfterExpired(sentToken, deadline);
+                } else if (tokens != null) {
                     tokens.refreshAfterExpired(sentToken);
                 }
                 return new TokenExpiredException("the delegation token for " + segment + " expired");

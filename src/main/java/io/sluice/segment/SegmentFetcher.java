@@ -13,6 +13,7 @@ import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.wire.Event;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.Reply;
+import io.sluice.wire.SegmentIsSealed;
 import io.sluice.wire.SegmentIsTruncated;
 import io.sluice.wire.SegmentRead;
 import io.sluice.wire.WireCommandType;
@@ -149,6 +150,8 @@ public final class SegmentFetcher {
         }
         return switch (reply) {
             case SegmentRead r -> !r.data().hasRemaining() && r.endOfSegment() ? Wait.SEALED : Wait.CHANGED;
+            // how the segment store ends a read parked at the tail when the segment is sealed meanwhile
+            case SegmentIsSealed s -> Wait.SEALED;
             case SegmentIsTruncated t -> Wait.CHANGED;
             default -> throw calls.unexpected(segment, reply, "ReadSegment");
         };

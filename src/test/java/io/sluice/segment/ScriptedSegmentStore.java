@@ -21,13 +21,14 @@ import io.sluice.wire.WireCommandType;
 /**
  * A segment store on loopback whose answers the test scripts, to act like a real Pravega segment store where Sluice's
  * server behaves differently (no deduplication of resent appends, copies landing late). Answers Hello itself and
- * records every other command it receives.
+ * records every other command it receives. Public so that tests of other packages (the client's) can script a
+ * segment store too.
  */
-final class ScriptedSegmentStore implements AutoCloseable {
+public final class ScriptedSegmentStore implements AutoCloseable {
 
     /** The test's answer to one command. */
     @FunctionalInterface
-    interface Script {
+    public interface Script {
         /**
          * @param connection the number of the connection it came on, from 1
          * @param request what the client sent
@@ -37,7 +38,7 @@ final class ScriptedSegmentStore implements AutoCloseable {
     }
 
     /** One client connection. */
-    static final class Peer {
+    public static final class Peer {
         private final Socket socket;
         private final OutputStream out;
 
@@ -46,12 +47,14 @@ final class ScriptedSegmentStore implements AutoCloseable {
             this.out = socket.getOutputStream();
         }
 
-        void send(WireCommand reply) throws IOException {
+        /** Sends {@code reply} to the client. */
+        public void send(WireCommand reply) throws IOException {
             out.write(FrameCodec.encode(reply));
             out.flush();
         }
 
-        void hangUp() throws IOException {
+        /** Closes the connection. */
+        public void hangUp() throws IOException {
             socket.close();
         }
     }
@@ -64,23 +67,25 @@ final class ScriptedSegmentStore implements AutoCloseable {
     private final List<byte[]> receivedFrames = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
-    ScriptedSegmentStore(Script script) throws IOException {
+    /** Starts listening on a free loopback port; {@code script} answers every command but Hello. */
+    public ScriptedSegmentStore(Script script) throws IOException {
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.script = script;
         Threads.startVirtual("scripted-store-accept", this::acceptLoop);
     }
 
-    Endpoint endpoint() {
+    /** @return where the store listens */
+    public Endpoint endpoint() {
         return new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
     }
 
     /** @return how many connections clients made so far */
-    int connections() {
+    public int connections() {
         return connections.get();
     }
 
     /** @return every command received except Hello, in order */
-    List<WireCommand> received() {
+    public List<WireCommand> received() {
         return List.copyOf(received);
     }
 
