@@ -180,7 +180,8 @@ final class ControllerOptions {
      * @return the configuration of a {@link io.sluice.client.SluiceClient} for the same cluster
      */
     static ClientConfig clientConfig(ControllerClientConfig controller) {
-        ClientConfig.Builder b = ClientConfig.builder(uriText(controller)).trustStore(controller.trustStore().orElse(null))
+        ClientConfig.Builder b = ClientConfig.builder(uriText(controller))
+                .trustStore(controller.trustStore().orElse(null))
                 .validateHostname(controller.validateHostname()).rpcTimeout(controller.rpcTimeout())
                 .operationTimeout(controller.operationTimeout()).connectTimeout(connectTimeout(controller));
         controller.credentials().ifPresent(b::credentials);

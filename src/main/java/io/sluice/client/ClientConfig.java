@@ -129,8 +129,9 @@ public final class ClientConfig {
 
     @Override
     public String toString() {
-        return "ClientConfig[" + controllerUri + (credentials == null ? "" : ", credentials") + (trustStore == null
-                ? "" : ", trust store " + trustStore) + ", " + maxConnectionsPerSegmentStore + " connections per segment store]";
+        return "ClientConfig[" + controllerUri + (credentials == null ? "" : ", credentials")
+                + (trustStore == null ? "" : ", trust store " + trustStore) + ", " + maxConnectionsPerSegmentStore
+                + " connections per segment store]";
     }
 
     /** Builds a {@link ClientConfig}. Not thread-safe. */

@@ -23,7 +23,6 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.sluice.auth.AccessOperation;
-import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.common.Retry;
