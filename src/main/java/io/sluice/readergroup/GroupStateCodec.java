@@ -1,4 +1,4 @@
-package io.sluice.client;
+package io.sluice.readergroup;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -10,13 +10,13 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import io.sluice.client.ReaderGroupState.CheckpointProgress;
-import io.sluice.client.ReaderGroupState.CompletedCheckpoint;
-import io.sluice.client.ReaderGroupState.Owned;
-import io.sluice.client.ReaderGroupState.ReaderInfo;
-import io.sluice.client.ReaderGroupState.Settings;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.SluiceException;
+import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
+import io.sluice.readergroup.ReaderGroupState.CompletedCheckpoint;
+import io.sluice.readergroup.ReaderGroupState.Owned;
+import io.sluice.readergroup.ReaderGroupState.ReaderInfo;
+import io.sluice.readergroup.ReaderGroupState.Settings;
 import io.sluice.segment.StateSynchronizer;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
@@ -52,7 +52,7 @@ import io.sluice.wire.WireOutput;
  * component order (tags 1–9 in the order of the records in {@code GroupUpdate}). Varints are unsigned LEB128.
  * Stateless and thread-safe.
  */
-final class GroupStateCodec {
+public final class GroupStateCodec {
     /** "SLRG": a full state of Sluice's format. */
     static final int STATE_MAGIC = 0x534C5247;
     static final int VERSION = 1;
@@ -68,10 +68,10 @@ final class GroupStateCodec {
     private static final int RESET = 9;
 
     /** Encodes and decodes full states. */
-    static final StateSynchronizer.Codec<ReaderGroupState> STATE =
+    public static final StateSynchronizer.Codec<ReaderGroupState> STATE =
             StateSynchronizer.Codec.of(GroupStateCodec::encodeState, GroupStateCodec::decodeState);
     /** Encodes and decodes updates. */
-    static final StateSynchronizer.Codec<GroupUpdate> UPDATE =
+    public static final StateSynchronizer.Codec<GroupUpdate> UPDATE =
             StateSynchronizer.Codec.of(GroupStateCodec::encodeUpdate, GroupStateCodec::decodeUpdate);
 
     private GroupStateCodec() {

@@ -1,4 +1,4 @@
-package io.sluice.client;
+package io.sluice.readergroup;
 
 import java.util.Collections;
 import java.util.Map;
@@ -16,7 +16,7 @@ import io.sluice.stream.Segment;
  * against the state it is applied to and does nothing when it no longer fits (e.g. a reader that was removed
  * meanwhile), so applying is total and deterministic. Immutable values.
  */
-sealed interface GroupUpdate {
+public sealed interface GroupUpdate {
 
     /**
      * A reader joins. If a reader with this id is already in the group, that one is removed first (its segments go
@@ -46,7 +46,7 @@ sealed interface GroupUpdate {
      */
     record RemoveReader(String reader, long incarnation, SortedMap<Segment, Long> positions) implements GroupUpdate {
         /** Matches every incarnation. */
-        static final long ANY_INCARNATION = 0;
+        public static final long ANY_INCARNATION = 0;
 
         public RemoveReader {
             Objects.requireNonNull(reader, "reader");

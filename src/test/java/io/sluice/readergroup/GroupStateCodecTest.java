@@ -1,4 +1,4 @@
-package io.sluice.client;
+package io.sluice.readergroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,20 +15,20 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
-import io.sluice.client.GroupUpdate.Acquire;
-import io.sluice.client.GroupUpdate.AddReader;
-import io.sluice.client.GroupUpdate.CheckpointReached;
-import io.sluice.client.GroupUpdate.CreateCheckpoint;
-import io.sluice.client.GroupUpdate.Heartbeat;
-import io.sluice.client.GroupUpdate.Release;
-import io.sluice.client.GroupUpdate.RemoveReader;
-import io.sluice.client.GroupUpdate.Reset;
-import io.sluice.client.GroupUpdate.SegmentCompleted;
-import io.sluice.client.ReaderGroupState.CheckpointProgress;
-import io.sluice.client.ReaderGroupState.CompletedCheckpoint;
-import io.sluice.client.ReaderGroupState.Owned;
-import io.sluice.client.ReaderGroupState.ReaderInfo;
-import io.sluice.client.ReaderGroupState.Settings;
+import io.sluice.readergroup.GroupUpdate.Acquire;
+import io.sluice.readergroup.GroupUpdate.AddReader;
+import io.sluice.readergroup.GroupUpdate.CheckpointReached;
+import io.sluice.readergroup.GroupUpdate.CreateCheckpoint;
+import io.sluice.readergroup.GroupUpdate.Heartbeat;
+import io.sluice.readergroup.GroupUpdate.Release;
+import io.sluice.readergroup.GroupUpdate.RemoveReader;
+import io.sluice.readergroup.GroupUpdate.Reset;
+import io.sluice.readergroup.GroupUpdate.SegmentCompleted;
+import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
+import io.sluice.readergroup.ReaderGroupState.CompletedCheckpoint;
+import io.sluice.readergroup.ReaderGroupState.Owned;
+import io.sluice.readergroup.ReaderGroupState.ReaderInfo;
+import io.sluice.readergroup.ReaderGroupState.Settings;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.StreamCut;
