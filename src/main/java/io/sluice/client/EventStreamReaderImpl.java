@@ -40,6 +40,7 @@ import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.errors.TokenExpiredException;
 import io.sluice.errors.WrongHostException;
 import io.sluice.readergroup.GroupUpdate;
+import io.sluice.readergroup.Membership;
 import io.sluice.readergroup.ReaderGroupState;
 import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
 import io.sluice.readergroup.ReaderGroupState.Owned;
@@ -375,10 +376,10 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 break;
             }
         }
-        if (s.generation() == generation && s.releaseCount(readerId) > 0) {
-            s = release(s.releaseCount(readerId));
+        if (s.generation() == generation && Membership.releaseCount(s, readerId) > 0) {
+            s = release(Membership.releaseCount(s, readerId));
         }
-        if (s.generation() == generation && s.acquireCount(readerId) > 0) {
+        if (s.generation() == generation && Membership.acquireCount(s, readerId) > 0) {
             s = acquire();
         }
         endOfData = owned.isEmpty() && s.generation() == generation && s.isEndOfData();
@@ -483,7 +484,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             if (s.reader(readerId, inc).isEmpty() || s.generation() != gen) {
                 return List.of();
             }
-            int n = s.acquireCount(readerId);
+            int n = Membership.acquireCount(s, readerId);
             if (n <= 0) {
                 return List.of();
             }
@@ -523,7 +524,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         ReaderGroupState after = state.update(s -> {
             ReaderInfo me = s.reader(readerId, inc).orElse(null);
             if (me == null || s.generation() != gen || !me.segments().keySet().containsAll(offsets.keySet())
-                    || s.releaseCount(readerId) <= 0) {
+                    || Membership.releaseCount(s, readerId) <= 0) {
                 return List.of();
             }
             return List.of(new GroupUpdate.Release(readerId, inc, offsets));
@@ -766,10 +767,10 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         if (!s.pendingFor(readerId).isEmpty() || !me.segments().keySet().equals(ownedView.keySet())) {
             return true;
         }
-        if (s.acquireCount(readerId) > 0) {
+        if (Membership.acquireCount(s, readerId) > 0) {
             return true;
         }
-        if (s.releaseCount(readerId) > 0) {
+        if (Membership.releaseCount(s, readerId) > 0) {
             return true;
         }
         return s.isEndOfData();

@@ -69,8 +69,8 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
      * @param checkpointIntervalMillis automatic checkpoint interval; negative when disabled
      * @param maxOutstandingCheckpoints checkpoints that may be in progress at once
      */
-    public record Settings(SortedMap<ScopedStream, StreamCut> start, SortedMap<Segment, Long> endOffsets, long refreshMillis,
-                    long checkpointIntervalMillis, int maxOutstandingCheckpoints) {
+    public record Settings(SortedMap<ScopedStream, StreamCut> start, SortedMap<Segment, Long> endOffsets,
+                           long refreshMillis, long checkpointIntervalMillis, int maxOutstandingCheckpoints) {
         public Settings {
             start = Collections.unmodifiableSortedMap(new TreeMap<>(start));
             endOffsets = Collections.unmodifiableSortedMap(new TreeMap<>(endOffsets));
@@ -209,47 +209,6 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
         return n;
     }
 
-    /**
-     * @return how many unassigned segments {@code reader} should take now: up to its fair share (the ceiling of
-     *     readable segments over readers), none while it has a checkpoint to pass
-     */
-    public int acquireCount(String reader) {
-        ReaderInfo r = readers.get(reader);
-        if (r == null || unassigned.isEmpty() || !pendingFor(reader).isEmpty()) {
-            return 0;
-        }
-        int total = assignableCount();
-        int max = (total + readers.size() - 1) / readers.size();
-        return Math.max(0, Math.min(unassigned.size(), max - r.segments().size()));
-    }
-
-    /**
-     * @return how many segments {@code reader} should give back: those beyond its fair share, or one when it holds
-     *     more than the floor of the share, nothing is unassigned and another reader holds less than that floor
-     */
-    public int releaseCount(String reader) {
-        ReaderInfo r = readers.get(reader);
-        if (r == null) {
-            return 0;
-        }
-        int total = assignableCount();
-        int n = readers.size();
-        int max = (total + n - 1) / n;
-        int min = total / n;
-        int mine = r.segments().size();
-        if (mine > max) {
-            return mine - max;
-        }
-        if (mine > min && unassigned.isEmpty()) {
-            for (ReaderInfo other : readers.values()) {
-                if (other.segments().size() < min) {
-                    return 1;
-                }
-            }
-        }
-        return 0;
-    }
-
     /** @return true when every segment was read to its end and nothing waits: nothing more will ever be read */
     public boolean isEndOfData() {
         if (!unassigned.isEmpty() || !future.isEmpty()) {
@@ -283,7 +242,9 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
         return Optional.empty();
     }
 
-    /** @return where the group stands: every segment's offset as last reported (ended and finished ones at their end) */
+    /**
+     * @return where the group stands: every segment's offset as last reported (ended and finished ones at their end)
+     */
     public SortedMap<Segment, Long> positions() {
         TreeMap<Segment, Long> all = new TreeMap<>(unassigned);
         readers.values().forEach(r -> r.segments().forEach((s, o) -> all.put(s, o.offset())));
@@ -376,8 +337,8 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
                     TreeMap<Segment, Long> positions = new TreeMap<>(state.unassigned);
                     positions.putAll(state.ended);
                     positions.putAll(state.finished);
-                    b.checkpoints().add(new CheckpointProgress(u.name(), u.silent(), new TreeSet<>(state.readers.keySet()),
-                            positions));
+                    b.checkpoints().add(new CheckpointProgress(u.name(), u.silent(),
+                            new TreeSet<>(state.readers.keySet()), positions));
                     b.lastCheckpointMillis = Math.max(state.lastCheckpointMillis, u.nowMillis());
                 }
             }

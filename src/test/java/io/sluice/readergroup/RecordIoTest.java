@@ -15,7 +15,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The bytes under the group state codec are exactly {@code java.io.DataOutput}'s, read back as DataInput reads them. */
+/** The bytes under the group state codec are exactly {@code java.io.DataOutput}'s, read as DataInput reads them. */
 @Timeout(30)
 class RecordIoTest {
 
