@@ -52,10 +52,10 @@ import io.sluice.stream.StreamCut;
  * @param lastCheckpointMillis creation time (creator's clock) of the latest checkpoint, or the group's creation
  */
 public record ReaderGroupState(Settings settings, long generation, SortedMap<String, ReaderInfo> readers,
-                        SortedMap<Segment, Long> unassigned, SortedMap<Segment, SortedSet<Segment>> future,
-                        SortedMap<Segment, Long> ended, SortedMap<Segment, Long> finished,
-                        List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
-                        long lastCheckpointMillis) {
+                               SortedMap<Segment, Long> unassigned, SortedMap<Segment, SortedSet<Segment>> future,
+                               SortedMap<Segment, Long> ended, SortedMap<Segment, Long> finished,
+                               List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
+                               long lastCheckpointMillis) {
 
     /** Completed checkpoints the state remembers. */
     public static final int COMPLETED_KEPT = 10;
@@ -71,6 +71,7 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
      */
     public record Settings(SortedMap<ScopedStream, StreamCut> start, SortedMap<Segment, Long> endOffsets,
                            long refreshMillis, long checkpointIntervalMillis, int maxOutstandingCheckpoints) {
+        /** Checks and freezes the components. */
         public Settings {
             start = Collections.unmodifiableSortedMap(new TreeMap<>(start));
             endOffsets = Collections.unmodifiableSortedMap(new TreeMap<>(endOffsets));
@@ -91,7 +92,8 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
      * @param segments what it owns
      */
     public record ReaderInfo(long incarnation, boolean ackOnCheckpoint, long offlineTimeoutMillis, long heartbeat,
-                      SortedMap<Segment, Owned> segments) {
+                             SortedMap<Segment, Owned> segments) {
+        /** Freezes the segments. */
         public ReaderInfo {
             segments = Collections.unmodifiableSortedMap(new TreeMap<>(segments));
         }
@@ -119,15 +121,23 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
      * @param positions offsets recorded so far
      */
     public record CheckpointProgress(String name, boolean silent, SortedSet<String> remaining,
-                              SortedMap<Segment, Long> positions) {
+                                     SortedMap<Segment, Long> positions) {
+        /** Freezes the components. */
         public CheckpointProgress {
             remaining = Collections.unmodifiableSortedSet(new TreeSet<>(remaining));
             positions = Collections.unmodifiableSortedMap(new TreeMap<>(positions));
         }
     }
 
-    /** A completed checkpoint: a consistent offset for every segment of the group. */
+    /**
+     * A completed checkpoint: a consistent offset for every segment of the group.
+     *
+     * @param name its name
+     * @param silent whether it was an automatic checkpoint
+     * @param positions an offset for every segment of the group
+     */
     public record CompletedCheckpoint(String name, boolean silent, SortedMap<Segment, Long> positions) {
+        /** Freezes the positions. */
         public CompletedCheckpoint {
             positions = Collections.unmodifiableSortedMap(new TreeMap<>(positions));
         }
@@ -155,10 +165,11 @@ public record ReaderGroupState(Settings settings, long generation, SortedMap<Str
 
     /** @return a state of unmodifiable copies of these collections */
     public static ReaderGroupState frozen(Settings settings, long generation, Map<String, ReaderInfo> readers,
-                                  Map<Segment, Long> unassigned, Map<Segment, ? extends SortedSet<Segment>> future,
-                                  Map<Segment, Long> ended, Map<Segment, Long> finished,
-                                  List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
-                                  long lastCheckpointMillis) {
+                                          Map<Segment, Long> unassigned,
+                                          Map<Segment, ? extends SortedSet<Segment>> future,
+                                          Map<Segment, Long> ended, Map<Segment, Long> finished,
+                                          List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
+                                          long lastCheckpointMillis) {
         TreeMap<Segment, SortedSet<Segment>> f = new TreeMap<>();
         future.forEach((s, p) -> f.put(s, Collections.unmodifiableSortedSet(new TreeSet<>(p))));
         return new ReaderGroupState(settings, generation, freeze(readers), freeze(unassigned),
