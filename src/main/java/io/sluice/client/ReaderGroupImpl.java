@@ -13,13 +13,15 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.admin.ReaderGroup;
-import io.sluice.client.ReaderGroupState.CheckpointProgress;
-import io.sluice.client.ReaderGroupState.CompletedCheckpoint;
 import io.sluice.common.Deadline;
 import io.sluice.controller.ControllerClient;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.PreconditionFailedException;
 import io.sluice.errors.SluiceException;
+import io.sluice.readergroup.GroupUpdate;
+import io.sluice.readergroup.ReaderGroupState;
+import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
+import io.sluice.readergroup.ReaderGroupState.CompletedCheckpoint;
 import io.sluice.stream.Checkpoint;
 import io.sluice.stream.Position;
 import io.sluice.stream.ReaderGroupConfig;

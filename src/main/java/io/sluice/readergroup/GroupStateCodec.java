@@ -1,4 +1,4 @@
-package io.sluice.client;
+package io.sluice.readergroup;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -10,19 +10,17 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import io.sluice.client.ReaderGroupState.CheckpointProgress;
-import io.sluice.client.ReaderGroupState.CompletedCheckpoint;
-import io.sluice.client.ReaderGroupState.Owned;
-import io.sluice.client.ReaderGroupState.ReaderInfo;
-import io.sluice.client.ReaderGroupState.Settings;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.SluiceException;
+import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
+import io.sluice.readergroup.ReaderGroupState.CompletedCheckpoint;
+import io.sluice.readergroup.ReaderGroupState.Owned;
+import io.sluice.readergroup.ReaderGroupState.ReaderInfo;
+import io.sluice.readergroup.ReaderGroupState.Settings;
 import io.sluice.segment.StateSynchronizer;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.StreamCut;
-import io.sluice.wire.WireInput;
-import io.sluice.wire.WireOutput;
 
 /**
  * Sluice's binary format of reader group state and updates (hand-written, big-endian; not Pravega's
@@ -49,10 +47,15 @@ import io.sluice.wire.WireOutput;
  * i64 lastCheckpointMillis
  * </pre>
  * An update is {@code u8 version 1, u8 tag, streams}, then the fields of the {@link GroupUpdate} record in
- * component order (tags 1–9 in the order of the records in {@code GroupUpdate}). Varints are unsigned LEB128.
+ * component order (tags 1–9 in the order of the records in {@code GroupUpdate}). Varints are unsigned LEB128;
+ * {@code i32}/{@code i64} are big-endian, {@code bool} one byte (1 or 0), {@code utf} as {@code DataOutput.writeUTF}
+ * writes it (a 16-bit byte count, then modified UTF-8); {@link RecordOutput} and {@link RecordInput} do the bytes.
+ *
+ * <p>Groups live on in their state streams across versions of Sluice, so the bytes never change for a version:
+ * {@code GroupStateCodecTest} holds golden records of every kind, and a new field means a new version.
  * Stateless and thread-safe.
  */
-final class GroupStateCodec {
+public final class GroupStateCodec {
     /** "SLRG": a full state of Sluice's format. */
     static final int STATE_MAGIC = 0x534C5247;
     static final int VERSION = 1;
@@ -68,10 +71,10 @@ final class GroupStateCodec {
     private static final int RESET = 9;
 
     /** Encodes and decodes full states. */
-    static final StateSynchronizer.Codec<ReaderGroupState> STATE =
+    public static final StateSynchronizer.Codec<ReaderGroupState> STATE =
             StateSynchronizer.Codec.of(GroupStateCodec::encodeState, GroupStateCodec::decodeState);
     /** Encodes and decodes updates. */
-    static final StateSynchronizer.Codec<GroupUpdate> UPDATE =
+    public static final StateSynchronizer.Codec<GroupUpdate> UPDATE =
             StateSynchronizer.Codec.of(GroupStateCodec::encodeUpdate, GroupStateCodec::decodeUpdate);
 
     private GroupStateCodec() {
@@ -129,7 +132,7 @@ final class GroupStateCodec {
             e.offsets(c.positions());
         }
         e.body.writeLong(s.lastCheckpointMillis());
-        WireOutput head = new WireOutput(64);
+        RecordOutput head = new RecordOutput(64);
         head.writeInt(STATE_MAGIC);
         head.writeByte(VERSION);
         return e.finish(head);
@@ -137,7 +140,7 @@ final class GroupStateCodec {
 
     static ReaderGroupState decodeState(ByteBuffer bytes) {
         try {
-            WireInput in = new WireInput(bytes, "ReaderGroupState");
+            RecordInput in = new RecordInput(bytes, "ReaderGroupState");
             int magic = in.has(Integer.BYTES) ? in.readInt("magic") : 0;
             if (magic != STATE_MAGIC) {
                 throw new ProtocolException("the reader group state is not in Sluice's format (it starts with 0x"
@@ -284,7 +287,7 @@ final class GroupStateCodec {
                 yield RESET;
             }
         };
-        WireOutput head = new WireOutput(16);
+        RecordOutput head = new RecordOutput(16);
         head.writeByte(VERSION);
         head.writeByte(tag);
         return e.finish(head);
@@ -292,7 +295,7 @@ final class GroupStateCodec {
 
     static GroupUpdate decodeUpdate(ByteBuffer bytes) {
         try {
-            WireInput in = new WireInput(bytes, "ReaderGroupUpdate");
+            RecordInput in = new RecordInput(bytes, "ReaderGroupUpdate");
             int version = in.readByte("version");
             if (version != VERSION) {
                 throw new ProtocolException("a reader group update has format version " + version
@@ -343,7 +346,7 @@ final class GroupStateCodec {
 
     /** Writes a body, collecting the streams its segments belong to into a table written in front of it. */
     private static final class Enc {
-        final WireOutput body = new WireOutput(256);
+        final RecordOutput body = new RecordOutput(256);
         private final Map<String, Integer> streams = new LinkedHashMap<>();
         private final List<String[]> names = new ArrayList<>();
 
@@ -362,15 +365,7 @@ final class GroupStateCodec {
             if (v < 0) {
                 throw new IllegalArgumentException("cannot encode a negative number as a varint: " + v);
             }
-            write(body, v);
-        }
-
-        static void write(WireOutput out, long v) {
-            while ((v & ~0x7FL) != 0) {
-                out.writeByte((int) ((v & 0x7F) | 0x80));
-                v >>>= 7;
-            }
-            out.writeByte((int) v);
+            body.writeVarlong(v);
         }
 
         void segment(Segment s) {
@@ -392,23 +387,23 @@ final class GroupStateCodec {
             });
         }
 
-        ByteBuffer finish(WireOutput head) {
-            write(head, names.size());
+        ByteBuffer finish(RecordOutput head) {
+            head.writeVarlong(names.size());
             for (String[] n : names) {
                 head.writeUtf(n[0]);
                 head.writeUtf(n[1]);
             }
-            head.writeBytes(body.buffer());
+            head.write(body);
             return head.buffer();
         }
     }
 
     /** Reads what {@link Enc} wrote: the stream table first. */
     private static final class Dec {
-        private final WireInput in;
+        private final RecordInput in;
         private final List<String[]> streams = new ArrayList<>();
 
-        Dec(WireInput in) {
+        Dec(RecordInput in) {
             this.in = in;
             int n = count();
             for (int i = 0; i < n; i++) {

@@ -1,4 +1,4 @@
-package io.sluice.client;
+package io.sluice.readergroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,17 +11,17 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import io.sluice.client.GroupUpdate.Acquire;
-import io.sluice.client.GroupUpdate.AddReader;
-import io.sluice.client.GroupUpdate.CheckpointReached;
-import io.sluice.client.GroupUpdate.CreateCheckpoint;
-import io.sluice.client.GroupUpdate.Heartbeat;
-import io.sluice.client.GroupUpdate.Release;
-import io.sluice.client.GroupUpdate.RemoveReader;
-import io.sluice.client.GroupUpdate.Reset;
-import io.sluice.client.GroupUpdate.SegmentCompleted;
-import io.sluice.client.ReaderGroupState.Settings;
 import io.sluice.errors.ProtocolException;
+import io.sluice.readergroup.GroupUpdate.Acquire;
+import io.sluice.readergroup.GroupUpdate.AddReader;
+import io.sluice.readergroup.GroupUpdate.CheckpointReached;
+import io.sluice.readergroup.GroupUpdate.CreateCheckpoint;
+import io.sluice.readergroup.GroupUpdate.Heartbeat;
+import io.sluice.readergroup.GroupUpdate.Release;
+import io.sluice.readergroup.GroupUpdate.RemoveReader;
+import io.sluice.readergroup.GroupUpdate.Reset;
+import io.sluice.readergroup.GroupUpdate.SegmentCompleted;
+import io.sluice.readergroup.ReaderGroupState.Settings;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.StreamCut;
@@ -42,7 +42,8 @@ class ReaderGroupStateTest {
         for (int i = 0; i < segments; i++) {
             start.put(seg(i, 0), 0L);
         }
-        Settings settings = new Settings(new TreeMap<>(Map.of(STREAM, StreamCut.of(start))), new TreeMap<>(), 100, -1, 3);
+        Settings settings = new Settings(new TreeMap<>(Map.of(STREAM, StreamCut.of(start))), new TreeMap<>(), 100, -1,
+                3);
         return ReaderGroupState.initial(settings, 1000);
     }
 
@@ -85,28 +86,28 @@ class ReaderGroupStateTest {
     @Test
     void segmentsAreSharedFairlyAndRebalanceWhenReadersJoinAndLeave() {
         ReaderGroupState s = apply(group(6), add("a", 1));
-        assertThat(s.acquireCount("a")).isEqualTo(6);
+        assertThat(Membership.acquireCount(s, "a")).isEqualTo(6);
         s = apply(s, new Acquire("a", 1, first(s, 6)));
         assertThat(s.readers().get("a").segments()).hasSize(6);
         assertThat(s.unassigned()).isEmpty();
 
         s = apply(s, add("b", 2), add("c", 3));
-        assertThat(s.releaseCount("a")).isEqualTo(4);
-        assertThat(s.acquireCount("b")).isZero();
+        assertThat(Membership.releaseCount(s, "a")).isEqualTo(4);
+        assertThat(Membership.acquireCount(s, "b")).isZero();
         s = apply(s, new Release("a", 1, at(seg(2, 0), 7, seg(3, 0), 8, seg(4, 0), 9, seg(5, 0), 10)));
         assertThat(s.unassigned()).containsEntry(seg(5, 0), 10L).hasSize(4);
-        assertThat(s.acquireCount("b")).isEqualTo(2);
+        assertThat(Membership.acquireCount(s, "b")).isEqualTo(2);
         s = apply(s, new Acquire("b", 2, first(s, 2)));
         assertThat(s.readers().get("b").segments().get(seg(2, 0)).offset()).isEqualTo(7);
         s = apply(s, new Acquire("c", 3, first(s, 2)));
         assertThat(s.readers().values()).allSatisfy(r -> assertThat(r.segments()).hasSize(2));
-        assertThat(s.releaseCount("a")).isZero();
+        assertThat(Membership.releaseCount(s, "a")).isZero();
 
         // c leaves at a position: its segments go back there, the others take them
         s = apply(s, new RemoveReader("c", 3, at(seg(4, 0), 40, seg(5, 0), 50)));
         assertThat(s.unassigned()).isEqualTo(at(seg(4, 0), 40, seg(5, 0), 50));
-        assertThat(s.acquireCount("a")).isEqualTo(1);
-        assertThat(s.acquireCount("b")).isEqualTo(1);
+        assertThat(Membership.acquireCount(s, "a")).isEqualTo(1);
+        assertThat(Membership.acquireCount(s, "b")).isEqualTo(1);
     }
 
     @Test
@@ -117,16 +118,16 @@ class ReaderGroupStateTest {
         s = apply(s, new Acquire("c", 3, first(s, 3)));
         assertThat(s.readers().get("c").segments()).hasSize(1);
         // c has less than the floor share (2): the fuller readers give one each, c takes up to the ceiling
-        assertThat(s.releaseCount("a")).isEqualTo(1);
-        assertThat(s.releaseCount("c")).isZero();
+        assertThat(Membership.releaseCount(s, "a")).isEqualTo(1);
+        assertThat(Membership.releaseCount(s, "c")).isZero();
         Segment fromA = s.readers().get("a").segments().lastKey();
         s = apply(s, new Release("a", 1, at(fromA, 0)));
-        assertThat(s.releaseCount("b")).isZero();   // something is unassigned: nobody else releases
+        assertThat(Membership.releaseCount(s, "b")).isZero();   // something is unassigned: nobody else releases
         s = apply(s, new Acquire("c", 3, first(s, 1)));
         assertThat(s.readers().values()).extracting(r -> r.segments().size()).containsExactlyInAnyOrder(2, 3, 2);
         for (String id : s.readers().keySet()) {
-            assertThat(s.releaseCount(id)).isZero();
-            assertThat(s.acquireCount(id)).isZero();
+            assertThat(Membership.releaseCount(s, id)).isZero();
+            assertThat(Membership.acquireCount(s, id)).isZero();
         }
     }
 
@@ -171,7 +172,7 @@ class ReaderGroupStateTest {
         s = apply(s, new CreateCheckpoint("cp", false, 2000));
         assertThat(s.lastCheckpointMillis()).isEqualTo(2000);
         assertThat(s.pendingFor("a")).extracting(ReaderGroupState.CheckpointProgress::name).containsExactly("cp");
-        assertThat(s.acquireCount("b")).as("no acquiring before passing").isZero();
+        assertThat(Membership.acquireCount(s, "b")).as("no acquiring before passing").isZero();
         // a reader that joins now does not take part, and may take the unassigned segment
         s = apply(s, add("c", 3));
         assertThat(s.pendingFor("c")).isEmpty();

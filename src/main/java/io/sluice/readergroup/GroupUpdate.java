@@ -1,4 +1,4 @@
-package io.sluice.client;
+package io.sluice.readergroup;
 
 import java.util.Collections;
 import java.util.Map;
@@ -16,7 +16,7 @@ import io.sluice.stream.Segment;
  * against the state it is applied to and does nothing when it no longer fits (e.g. a reader that was removed
  * meanwhile), so applying is total and deterministic. Immutable values.
  */
-sealed interface GroupUpdate {
+public sealed interface GroupUpdate {
 
     /**
      * A reader joins. If a reader with this id is already in the group, that one is removed first (its segments go
@@ -30,6 +30,7 @@ sealed interface GroupUpdate {
      */
     record AddReader(String reader, long incarnation, boolean ackOnCheckpoint, long offlineTimeoutMillis,
                      long nowMillis) implements GroupUpdate {
+        /** Checks the components. */
         public AddReader {
             Objects.requireNonNull(reader, "reader");
         }
@@ -46,8 +47,9 @@ sealed interface GroupUpdate {
      */
     record RemoveReader(String reader, long incarnation, SortedMap<Segment, Long> positions) implements GroupUpdate {
         /** Matches every incarnation. */
-        static final long ANY_INCARNATION = 0;
+        public static final long ANY_INCARNATION = 0;
 
+        /** Checks and freezes the components. */
         public RemoveReader {
             Objects.requireNonNull(reader, "reader");
             positions = frozen(positions);
@@ -57,25 +59,46 @@ sealed interface GroupUpdate {
     /**
      * A reader is alive, and stands at these offsets (offsets of segments it does not own are ignored; offsets only
      * move forward).
+     *
+     * @param reader the reader
+     * @param incarnation its instance
+     * @param nowMillis the reader's clock: others watch it change, never compare it with theirs
+     * @param offsets where it stands in the segments whose offset moved since its last heartbeat
      */
     record Heartbeat(String reader, long incarnation, long nowMillis, SortedMap<Segment, Long> offsets)
             implements GroupUpdate {
+        /** Checks and freezes the components. */
         public Heartbeat {
             Objects.requireNonNull(reader, "reader");
             offsets = frozen(offsets);
         }
     }
 
-    /** A reader takes these unassigned segments (those still unassigned when applied). */
+    /**
+     * A reader takes these unassigned segments (those still unassigned when applied; nothing while it has a checkpoint
+     * to pass).
+     *
+     * @param reader the reader
+     * @param incarnation its instance
+     * @param segments the segments to take
+     */
     record Acquire(String reader, long incarnation, SortedSet<Segment> segments) implements GroupUpdate {
+        /** Checks and freezes the components. */
         public Acquire {
             Objects.requireNonNull(reader, "reader");
             segments = Collections.unmodifiableSortedSet(new TreeSet<>(segments));
         }
     }
 
-    /** A reader gives these segments back to the group at these offsets. */
+    /**
+     * A reader gives these segments back to the group at these offsets.
+     *
+     * @param reader the reader
+     * @param incarnation its instance
+     * @param offsets the segments it gives back (those it owns), each where reading resumes
+     */
     record Release(String reader, long incarnation, SortedMap<Segment, Long> offsets) implements GroupUpdate {
+        /** Checks and freezes the components. */
         public Release {
             Objects.requireNonNull(reader, "reader");
             offsets = frozen(offsets);
@@ -83,11 +106,18 @@ sealed interface GroupUpdate {
     }
 
     /**
-     * A reader read a segment to its end ({@code endOffset}). {@code successors} maps each segment that follows it to
-     * all of that segment's predecessors; empty when nothing follows (sealed stream, or the group's ending cut).
+     * A reader read a segment to its end ({@code endOffset}).
+     *
+     * @param reader the reader
+     * @param incarnation its instance
+     * @param segment the segment it read to its end
+     * @param endOffset the segment's end
+     * @param successors each segment that follows it → all of that segment's predecessors; empty when nothing follows
+     *     (sealed stream, or the group's ending cut)
      */
     record SegmentCompleted(String reader, long incarnation, Segment segment, long endOffset,
                             SortedMap<Segment, SortedSet<Segment>> successors) implements GroupUpdate {
+        /** Checks and freezes the components. */
         public SegmentCompleted {
             Objects.requireNonNull(reader, "reader");
             Objects.requireNonNull(segment, "segment");
@@ -105,14 +135,23 @@ sealed interface GroupUpdate {
      * @param nowMillis the creator's clock, for the automatic checkpoint interval
      */
     record CreateCheckpoint(String name, boolean silent, long nowMillis) implements GroupUpdate {
+        /** Checks the components. */
         public CreateCheckpoint {
             Objects.requireNonNull(name, "name");
         }
     }
 
-    /** A reader passed a checkpoint, standing at these offsets of the segments it owns. */
+    /**
+     * A reader passed a checkpoint, standing at these offsets of the segments it owns.
+     *
+     * @param reader the reader
+     * @param incarnation its instance
+     * @param name the checkpoint (the oldest it has to pass)
+     * @param offsets where it stands; a segment it owns but does not list stays at its last reported offset
+     */
     record CheckpointReached(String reader, long incarnation, String name, SortedMap<Segment, Long> offsets)
             implements GroupUpdate {
+        /** Checks and freezes the components. */
         public CheckpointReached {
             Objects.requireNonNull(reader, "reader");
             Objects.requireNonNull(name, "name");
@@ -123,8 +162,11 @@ sealed interface GroupUpdate {
     /**
      * Every reader drops what it holds; the group starts again from {@code positions} (a new generation).
      * Checkpoints in progress are cancelled.
+     *
+     * @param positions every segment the group reads from now on, with its offset
      */
     record Reset(SortedMap<Segment, Long> positions) implements GroupUpdate {
+        /** Freezes the positions. */
         public Reset {
             positions = frozen(positions);
         }

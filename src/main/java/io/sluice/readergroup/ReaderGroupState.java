@@ -1,4 +1,4 @@
-package io.sluice.client;
+package io.sluice.readergroup;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,14 +51,14 @@ import io.sluice.stream.StreamCut;
  * @param completed the last {@value #COMPLETED_KEPT} completed checkpoints, oldest first
  * @param lastCheckpointMillis creation time (creator's clock) of the latest checkpoint, or the group's creation
  */
-record ReaderGroupState(Settings settings, long generation, SortedMap<String, ReaderInfo> readers,
-                        SortedMap<Segment, Long> unassigned, SortedMap<Segment, SortedSet<Segment>> future,
-                        SortedMap<Segment, Long> ended, SortedMap<Segment, Long> finished,
-                        List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
-                        long lastCheckpointMillis) {
+public record ReaderGroupState(Settings settings, long generation, SortedMap<String, ReaderInfo> readers,
+                               SortedMap<Segment, Long> unassigned, SortedMap<Segment, SortedSet<Segment>> future,
+                               SortedMap<Segment, Long> ended, SortedMap<Segment, Long> finished,
+                               List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
+                               long lastCheckpointMillis) {
 
     /** Completed checkpoints the state remembers. */
-    static final int COMPLETED_KEPT = 10;
+    public static final int COMPLETED_KEPT = 10;
 
     /**
      * What the group reads, fixed when it is created.
@@ -69,9 +69,10 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
      * @param checkpointIntervalMillis automatic checkpoint interval; negative when disabled
      * @param maxOutstandingCheckpoints checkpoints that may be in progress at once
      */
-    record Settings(SortedMap<ScopedStream, StreamCut> start, SortedMap<Segment, Long> endOffsets, long refreshMillis,
-                    long checkpointIntervalMillis, int maxOutstandingCheckpoints) {
-        Settings {
+    public record Settings(SortedMap<ScopedStream, StreamCut> start, SortedMap<Segment, Long> endOffsets,
+                           long refreshMillis, long checkpointIntervalMillis, int maxOutstandingCheckpoints) {
+        /** Checks and freezes the components. */
+        public Settings {
             start = Collections.unmodifiableSortedMap(new TreeMap<>(start));
             endOffsets = Collections.unmodifiableSortedMap(new TreeMap<>(endOffsets));
             if (maxOutstandingCheckpoints < 1) {
@@ -90,9 +91,10 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
      * @param heartbeat the reader's clock at its last heartbeat; others only watch it change
      * @param segments what it owns
      */
-    record ReaderInfo(long incarnation, boolean ackOnCheckpoint, long offlineTimeoutMillis, long heartbeat,
-                      SortedMap<Segment, Owned> segments) {
-        ReaderInfo {
+    public record ReaderInfo(long incarnation, boolean ackOnCheckpoint, long offlineTimeoutMillis, long heartbeat,
+                             SortedMap<Segment, Owned> segments) {
+        /** Freezes the segments. */
+        public ReaderInfo {
             segments = Collections.unmodifiableSortedMap(new TreeMap<>(segments));
         }
 
@@ -107,7 +109,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
      * @param offset where the reader stood when it last reported
      * @param recoverFrom where it stood at its last checkpoint (or where it acquired the segment, if later)
      */
-    record Owned(long offset, long recoverFrom) {
+    public record Owned(long offset, long recoverFrom) {
     }
 
     /**
@@ -118,22 +120,30 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
      * @param remaining readers that have not passed it yet
      * @param positions offsets recorded so far
      */
-    record CheckpointProgress(String name, boolean silent, SortedSet<String> remaining,
-                              SortedMap<Segment, Long> positions) {
-        CheckpointProgress {
+    public record CheckpointProgress(String name, boolean silent, SortedSet<String> remaining,
+                                     SortedMap<Segment, Long> positions) {
+        /** Freezes the components. */
+        public CheckpointProgress {
             remaining = Collections.unmodifiableSortedSet(new TreeSet<>(remaining));
             positions = Collections.unmodifiableSortedMap(new TreeMap<>(positions));
         }
     }
 
-    /** A completed checkpoint: a consistent offset for every segment of the group. */
-    record CompletedCheckpoint(String name, boolean silent, SortedMap<Segment, Long> positions) {
-        CompletedCheckpoint {
+    /**
+     * A completed checkpoint: a consistent offset for every segment of the group.
+     *
+     * @param name its name
+     * @param silent whether it was an automatic checkpoint
+     * @param positions an offset for every segment of the group
+     */
+    public record CompletedCheckpoint(String name, boolean silent, SortedMap<Segment, Long> positions) {
+        /** Freezes the positions. */
+        public CompletedCheckpoint {
             positions = Collections.unmodifiableSortedMap(new TreeMap<>(positions));
         }
 
         /** @return the positions as one stream cut per stream */
-        SortedMap<ScopedStream, StreamCut> cuts() {
+        public SortedMap<ScopedStream, StreamCut> cuts() {
             return byStream(positions);
         }
     }
@@ -142,7 +152,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
      * The canonical constructor trusts its arguments to be unmodifiable and never changed (updates share what they do
      * not change with the state before); use {@link #frozen} to build a state from collections of your own.
      */
-    ReaderGroupState {
+    public ReaderGroupState {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(readers, "readers");
         Objects.requireNonNull(unassigned, "unassigned");
@@ -154,11 +164,12 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
     }
 
     /** @return a state of unmodifiable copies of these collections */
-    static ReaderGroupState frozen(Settings settings, long generation, Map<String, ReaderInfo> readers,
-                                  Map<Segment, Long> unassigned, Map<Segment, ? extends SortedSet<Segment>> future,
-                                  Map<Segment, Long> ended, Map<Segment, Long> finished,
-                                  List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
-                                  long lastCheckpointMillis) {
+    public static ReaderGroupState frozen(Settings settings, long generation, Map<String, ReaderInfo> readers,
+                                          Map<Segment, Long> unassigned,
+                                          Map<Segment, ? extends SortedSet<Segment>> future,
+                                          Map<Segment, Long> ended, Map<Segment, Long> finished,
+                                          List<CheckpointProgress> checkpoints, List<CompletedCheckpoint> completed,
+                                          long lastCheckpointMillis) {
         TreeMap<Segment, SortedSet<Segment>> f = new TreeMap<>();
         future.forEach((s, p) -> f.put(s, Collections.unmodifiableSortedSet(new TreeSet<>(p))));
         return new ReaderGroupState(settings, generation, freeze(readers), freeze(unassigned),
@@ -175,7 +186,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
      * @param nowMillis the creator's clock (the first automatic checkpoint comes one interval later)
      * @return a new group: every segment of the starting cuts unassigned, no readers
      */
-    static ReaderGroupState initial(Settings settings, long nowMillis) {
+    public static ReaderGroupState initial(Settings settings, long nowMillis) {
         TreeMap<Segment, Long> start = new TreeMap<>();
         settings.start().values().forEach(cut -> start.putAll(cut.positions()));
         return frozen(settings, 0, Map.of(), start, Map.of(), Map.of(), Map.of(), List.of(), List.of(), nowMillis);
@@ -184,13 +195,13 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
     // ------------------------------------------------------------------ queries
 
     /** @return the reader if it is online as this incarnation */
-    Optional<ReaderInfo> reader(String id, long incarnation) {
+    public Optional<ReaderInfo> reader(String id, long incarnation) {
         ReaderInfo r = readers.get(id);
         return r != null && r.incarnation() == incarnation ? Optional.of(r) : Optional.empty();
     }
 
     /** @return the checkpoints in progress that {@code reader} has not passed, oldest first */
-    List<CheckpointProgress> pendingFor(String reader) {
+    public List<CheckpointProgress> pendingFor(String reader) {
         List<CheckpointProgress> out = new ArrayList<>(0);
         for (CheckpointProgress c : checkpoints) {
             if (c.remaining().contains(reader)) {
@@ -201,7 +212,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
     }
 
     /** @return the segments owned by readers plus the unassigned ones: what is readable now */
-    int assignableCount() {
+    public int assignableCount() {
         int n = unassigned.size();
         for (ReaderInfo r : readers.values()) {
             n += r.segments().size();
@@ -209,49 +220,8 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
         return n;
     }
 
-    /**
-     * @return how many unassigned segments {@code reader} should take now: up to its fair share (the ceiling of
-     *     readable segments over readers), none while it has a checkpoint to pass
-     */
-    int acquireCount(String reader) {
-        ReaderInfo r = readers.get(reader);
-        if (r == null || unassigned.isEmpty() || !pendingFor(reader).isEmpty()) {
-            return 0;
-        }
-        int total = assignableCount();
-        int max = (total + readers.size() - 1) / readers.size();
-        return Math.max(0, Math.min(unassigned.size(), max - r.segments().size()));
-    }
-
-    /**
-     * @return how many segments {@code reader} should give back: those beyond its fair share, or one when it holds
-     *     more than the floor of the share, nothing is unassigned and another reader holds less than that floor
-     */
-    int releaseCount(String reader) {
-        ReaderInfo r = readers.get(reader);
-        if (r == null) {
-            return 0;
-        }
-        int total = assignableCount();
-        int n = readers.size();
-        int max = (total + n - 1) / n;
-        int min = total / n;
-        int mine = r.segments().size();
-        if (mine > max) {
-            return mine - max;
-        }
-        if (mine > min && unassigned.isEmpty()) {
-            for (ReaderInfo other : readers.values()) {
-                if (other.segments().size() < min) {
-                    return 1;
-                }
-            }
-        }
-        return 0;
-    }
-
     /** @return true when every segment was read to its end and nothing waits: nothing more will ever be read */
-    boolean isEndOfData() {
+    public boolean isEndOfData() {
         if (!unassigned.isEmpty() || !future.isEmpty()) {
             return false;
         }
@@ -264,7 +234,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
     }
 
     /** @return the completed checkpoint of this name, if the state still remembers it */
-    Optional<CompletedCheckpoint> completedCheckpoint(String name) {
+    public Optional<CompletedCheckpoint> completedCheckpoint(String name) {
         for (CompletedCheckpoint c : completed) {
             if (c.name().equals(name)) {
                 return Optional.of(c);
@@ -274,7 +244,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
     }
 
     /** @return the checkpoint in progress of this name */
-    Optional<CheckpointProgress> checkpointInProgress(String name) {
+    public Optional<CheckpointProgress> checkpointInProgress(String name) {
         for (CheckpointProgress c : checkpoints) {
             if (c.name().equals(name)) {
                 return Optional.of(c);
@@ -283,8 +253,10 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
         return Optional.empty();
     }
 
-    /** @return where the group stands: every segment's offset as last reported (ended and finished ones at their end) */
-    SortedMap<Segment, Long> positions() {
+    /**
+     * @return where the group stands: every segment's offset as last reported (ended and finished ones at their end)
+     */
+    public SortedMap<Segment, Long> positions() {
         TreeMap<Segment, Long> all = new TreeMap<>(unassigned);
         readers.values().forEach(r -> r.segments().forEach((s, o) -> all.put(s, o.offset())));
         all.putAll(ended);
@@ -293,7 +265,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
     }
 
     /** Groups segment offsets into one stream cut per stream. */
-    static SortedMap<ScopedStream, StreamCut> byStream(Map<Segment, Long> positions) {
+    public static SortedMap<ScopedStream, StreamCut> byStream(Map<Segment, Long> positions) {
         TreeMap<ScopedStream, TreeMap<Segment, Long>> grouped = new TreeMap<>();
         positions.forEach((s, o) -> grouped.computeIfAbsent(s.scopedStream(), k -> new TreeMap<>()).put(s, o));
         TreeMap<ScopedStream, StreamCut> cuts = new TreeMap<>();
@@ -309,7 +281,7 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
      * @param update the change
      * @return the state after it
      */
-    static ReaderGroupState apply(ReaderGroupState state, GroupUpdate update) {
+    public static ReaderGroupState apply(ReaderGroupState state, GroupUpdate update) {
         Builder b = new Builder(state);
         switch (update) {
             case GroupUpdate.AddReader u -> {
@@ -376,8 +348,8 @@ record ReaderGroupState(Settings settings, long generation, SortedMap<String, Re
                     TreeMap<Segment, Long> positions = new TreeMap<>(state.unassigned);
                     positions.putAll(state.ended);
                     positions.putAll(state.finished);
-                    b.checkpoints().add(new CheckpointProgress(u.name(), u.silent(), new TreeSet<>(state.readers.keySet()),
-                            positions));
+                    b.checkpoints().add(new CheckpointProgress(u.name(), u.silent(),
+                            new TreeSet<>(state.readers.keySet()), positions));
                     b.lastCheckpointMillis = Math.max(state.lastCheckpointMillis, u.nowMillis());
                 }
             }

@@ -1,0 +1,308 @@
+package io.sluice.client;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.sluice.client.OwnedSegments.OwnedSegment;
+import io.sluice.controller.ControllerClient;
+import io.sluice.controller.SegmentSuccessors;
+import io.sluice.readergroup.GroupUpdate;
+import io.sluice.readergroup.Membership;
+import io.sluice.readergroup.Membership.Rebalance;
+import io.sluice.readergroup.ReaderGroupState;
+import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
+import io.sluice.readergroup.ReaderGroupState.Owned;
+import io.sluice.readergroup.ReaderGroupState.ReaderInfo;
+import io.sluice.stream.ReaderConfig;
+import io.sluice.stream.Segment;
+import io.sluice.stream.SegmentRange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A reader's membership of its group, carried out on the consumer's thread: it joins, rejoins after the group removed
+ * it, follows resets, makes the owned segments what the group state says, passes checkpoints, gives segments back
+ * and takes them as {@link Membership} decides (release first), reports segments read to their end with their
+ * successors, and leaves. Every change of what the reader owns happens here, between two events handed out, so a
+ * segment is always given back exactly where the application stands.
+ *
+ * <p>Others change the group too (other readers, the membership thread removing an offline reader, the application
+ * resetting it); the membership thread watches for that and calls {@link #signalAttention}, and the consumer calls
+ * {@link #handleGroup} at its next turn.
+ *
+ * <p><b>Threads.</b> Confined to the consumer, except {@link #incarnation()}, {@link #needsAttention},
+ * {@link #signalAttention} and {@link #replacedBy()}, which any thread may call.
+ */
+final class GroupMember {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupMember.class);
+
+    private final String scope;
+    private final String group;
+    private final String readerId;
+    private final boolean ackOnCheckpoint;
+    private final long offlineTimeoutMillis;
+    private final ControllerClient controller;
+    private final ReadTokens tokens;
+    private final GroupStateClient state;
+    private final OwnedSegments segments;
+    private final Runnable onReplaced;
+
+    // ---- shared with the membership thread
+    private final AtomicBoolean attention = new AtomicBoolean(true);
+    private volatile long incarnation = newIncarnation();
+    /** The generation of the group the consumer follows (written by the consumer only). */
+    private volatile long generation;
+    /** Why the reader stopped working if not by close: another reader with its id replaced it. */
+    private volatile String replacedBy;
+
+    // ---- consumer-confined
+    /** A checkpoint handed out to the application; reported as passed at the next read. */
+    private String passedCheckpoint;
+    private boolean endOfData;
+
+    /**
+     * @param onReplaced run (on the consumer) when another reader with this id replaced this one: the reader closes
+     */
+    GroupMember(String scope, String group, String readerId, ReaderConfig config, ControllerClient controller,
+                ReadTokens tokens, GroupStateClient state, OwnedSegments segments, Runnable onReplaced) {
+        this.scope = scope;
+        this.group = group;
+        this.readerId = readerId;
+        this.ackOnCheckpoint = config.ackMode() == ReaderConfig.AckMode.ON_CHECKPOINT;
+        this.offlineTimeoutMillis = config.offlineTimeout().toMillis();
+        this.controller = controller;
+        this.tokens = tokens;
+        this.state = state;
+        this.segments = segments;
+        this.onReplaced = Objects.requireNonNull(onReplaced, "onReplaced");
+    }
+
+    /** @return the instance of the reader the group knows now */
+    long incarnation() {
+        return incarnation;
+    }
+
+    /** @return why the reader stopped, if another reader with its id replaced it; else null */
+    String replacedBy() {
+        return replacedBy;
+    }
+
+    /** @return true when the group was read to its end and this reader owns nothing */
+    boolean endOfData() {
+        return endOfData;
+    }
+
+    /**
+     * Joins the group (as a new member, with no segments: they are taken at the first {@link #handleGroup}, so that
+     * readers created together share them evenly from the start). Blocks for the update.
+     *
+     * @return the state after joining
+     */
+    ReaderGroupState join() {
+        long inc = incarnation;
+        ReaderGroupState after = state.update(s -> List.of(new GroupUpdate.AddReader(readerId, inc, ackOnCheckpoint,
+                offlineTimeoutMillis, System.currentTimeMillis())));
+        generation = after.generation();
+        return after;
+    }
+
+    /** Leaves the group, giving every owned segment back where the reader stands. Blocks for the update. */
+    void leave() {
+        TreeMap<Segment, Long> offsets = segments.offsets();
+        long inc = incarnation;
+        state.update(s -> Membership.leave(s, readerId, inc, offsets));
+    }
+
+    // ------------------------------------------------------------------ attention
+
+    /** @return true if the consumer should look at the group state now; clears the request */
+    boolean takeAttention() {
+        return attention.getAndSet(false);
+    }
+
+    /** Any thread: the consumer should look at the group state at its next turn, and wakes if it waits. */
+    void signalAttention() {
+        attention.set(true);
+        segments.wake();
+    }
+
+    /**
+     * Any thread.
+     *
+     * @return true if the consumer has something to do in this state ({@link Membership#needsAttention})
+     */
+    boolean needsAttention(ReaderGroupState s) {
+        return Membership.needsAttention(s, readerId, incarnation, generation, segments.view().keySet());
+    }
+
+    // ------------------------------------------------------------------ consumer
+
+    /**
+     * At the start of every read: a checkpoint handed out at the previous read was processed by the application
+     * (it came back), so the reader passes it now, where it stands.
+     */
+    void resumeAfterCheckpoint() {
+        if (passedCheckpoint != null) {
+            reportCheckpoint(passedCheckpoint);
+            passedCheckpoint = null;
+            attention.set(true);
+        }
+    }
+
+    /**
+     * Acts on the group state as the local copy shows it: rejoins after being removed, follows a reset, matches the
+     * owned segments to the state, passes checkpoints (silent ones at once), releases and acquires segments.
+     *
+     * @return the name of a checkpoint to hand out to the application, or null
+     * @throws IllegalStateException if another reader with this id replaced this one (the reader is closed)
+     */
+    String handleGroup() {
+        ReaderGroupState s = state.state();
+        ReaderInfo me = s.readers().get(readerId);
+        if (me == null || me.incarnation() != incarnation) {
+            if (me != null) {
+                replacedBy = "reader " + readerId + " of group " + scope + "/" + group + " was replaced by another "
+                        + "reader with the same id (a restart of this reader?); close this one";
+                onReplaced.run();
+                throw new IllegalStateException(replacedBy);
+            }
+            LOG.warn("reader {} of group {}/{} was removed from the group (no heartbeat within its offline timeout, "
+                    + "or declared offline); it rejoins, and its segments were handed to the group", readerId, scope,
+                    group);
+            dropAll();
+            incarnation = newIncarnation();
+            s = join();
+        }
+        if (s.generation() != generation) {
+            LOG.debug("reader {} of group {}/{} follows a reset to generation {}", readerId, scope, group,
+                    s.generation());
+            dropAll();
+            generation = s.generation();
+            passedCheckpoint = null;
+        }
+        reconcile(s);
+        for (List<CheckpointProgress> pending = s.pendingFor(readerId); !pending.isEmpty();
+             pending = s.pendingFor(readerId)) {
+            CheckpointProgress c = pending.get(0);
+            if (!c.silent()) {
+                passedCheckpoint = c.name();
+                return c.name();
+            }
+            s = reportCheckpoint(c.name());
+            List<CheckpointProgress> after = s.pendingFor(readerId);
+            if (!after.isEmpty() && after.get(0).name().equals(c.name())) {
+                break;
+            }
+        }
+        Rebalance share = Membership.rebalance(s, readerId);
+        if (s.generation() == generation && share.release() > 0) {
+            s = release(share.release());
+            share = Membership.rebalance(s, readerId);
+        }
+        if (s.generation() == generation && !share.acquire().isEmpty()) {
+            s = acquire();
+        }
+        endOfData = segments.isEmpty() && s.generation() == generation && s.isEndOfData();
+        return null;
+    }
+
+    /** Makes the owned segments what the state says: stops those taken away, starts those given. */
+    private void reconcile(ReaderGroupState s) {
+        if (s.generation() != generation) {
+            attention.set(true);
+            return;
+        }
+        ReaderInfo me = s.reader(readerId, incarnation).orElse(null);
+        SortedMap<Segment, Owned> mine = me == null ? Collections.emptySortedMap() : me.segments();
+        segments.reconcile(mine, s.settings().endOffsets());
+    }
+
+    /** Stops every owned segment: they are no longer ours. */
+    private void dropAll() {
+        segments.dropAll();
+        endOfData = false;
+    }
+
+    private ReaderGroupState acquire() {
+        long inc = incarnation;
+        long gen = generation;
+        ReaderGroupState after = state.update(s -> Membership.acquire(s, readerId, inc, gen));
+        reconcile(after);
+        return after;
+    }
+
+    /**
+     * Gives {@code count} segments back at exactly where this reader stands (buffered events are dropped); which
+     * ones, {@link Membership#segmentsToRelease} decides.
+     */
+    private ReaderGroupState release(int count) {
+        SortedMap<Segment, Long> offsets = Membership.segmentsToRelease(segments.held(), count, ackOnCheckpoint);
+        if (offsets.isEmpty()) {
+            return state.state();
+        }
+        long inc = incarnation;
+        long gen = generation;
+        ReaderGroupState after = state.update(s -> Membership.release(s, readerId, inc, gen, offsets));
+        reconcile(after);
+        return after;
+    }
+
+    /**
+     * A segment was read to its end: tells the group, with its successors (asked of the controller, unless the
+     * group's ending cut ends the segment). Blocks for the calls.
+     */
+    void completeSegment(OwnedSegment o) {
+        Segment segment = o.segment;
+        long end = o.reader.position();
+        ReaderGroupState after;
+        try {
+            SortedMap<Segment, SortedSet<Segment>> successors =
+                    state.state().settings().endOffsets().containsKey(segment) ? Collections.emptySortedMap()
+                            : successorsOf(segment);
+            long inc = incarnation;
+            long gen = generation;
+            after = state.update(s -> Membership.completeSegment(s, readerId, inc, gen, segment, end, successors));
+        } catch (RuntimeException e) {
+            segments.signal(o);  // try again on the next call
+            throw e;
+        }
+        LOG.debug("reader {} finished segment {} at {}", readerId, segment, end);
+        reconcile(after);
+        attention.set(true);   // successors may be ours to take
+    }
+
+    private SortedMap<Segment, SortedSet<Segment>> successorsOf(Segment segment) {
+        SegmentSuccessors successors = controller.successors(segment);
+        tokens.forStream(segment.scopedStream()).offer(successors.delegationToken());
+        TreeMap<Segment, SortedSet<Segment>> out = new TreeMap<>();
+        for (Map.Entry<SegmentRange, List<Segment>> e : successors.successors().entrySet()) {
+            out.put(e.getKey().segment(), new TreeSet<>(e.getValue()));
+        }
+        return out;
+    }
+
+    /** Passes checkpoint {@code name} where the reader stands; its segments recover from there from now on. */
+    private ReaderGroupState reportCheckpoint(String name) {
+        TreeMap<Segment, Long> offsets = segments.offsets();
+        long inc = incarnation;
+        long gen = generation;
+        segments.checkpointPassed(offsets);
+        return state.update(s -> Membership.passCheckpoint(s, readerId, inc, gen, name, offsets));
+    }
+
+    private static long newIncarnation() {
+        long v;
+        do {
+            v = ThreadLocalRandom.current().nextLong();
+        } while (v == GroupUpdate.RemoveReader.ANY_INCARNATION);
+        return v;
+    }
+}

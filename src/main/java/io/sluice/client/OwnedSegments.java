@@ -1,0 +1,235 @@
+package io.sluice.client;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.sluice.connection.ConnectionPool;
+import io.sluice.readergroup.Membership.Held;
+import io.sluice.readergroup.ReaderGroupState.Owned;
+import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentReader;
+import io.sluice.stream.Position;
+import io.sluice.stream.ScopedStream;
+import io.sluice.stream.Segment;
+
+/**
+ * The segments a reader owns: one {@link SegmentReader} (with its prefetch thread) per segment, the ready queue they
+ * announce events on, and the reader's position over all of them.
+ *
+ * <p><b>Ready queue.</b> A segment reader that gets something to hand out puts its segment on the queue (once:
+ * {@link OwnedSegment#queued}); the consumer takes one event from the segment at the head and puts it back at the
+ * tail if it has more, so busy segments take turns and idle ones cost nothing. A {@link #wake} entry on the queue
+ * makes a waiting consumer look at the group state.
+ *
+ * <p><b>Threads.</b> Confined to the consumer (the thread in {@code readNextEvent}, or the reader's constructor, or
+ * its close once the consumer left), except: {@link #view()}, which the membership thread reads; {@link #signal} and
+ * {@link #wake}, which prefetch threads and the membership thread call.
+ */
+final class OwnedSegments {
+
+    /** A segment the reader owns. {@link #reader}, {@link #slot} and {@link #recoverFrom} are the consumer's. */
+    static final class OwnedSegment {
+        final Segment segment;
+        final AtomicBoolean queued = new AtomicBoolean();
+        SegmentReader reader;
+        int slot;
+        /** Where the reader stood when it acquired the segment or last passed a checkpoint. */
+        long recoverFrom;
+        /** No longer owned: its reader is closed, and a stale entry on the ready queue is ignored. */
+        boolean dropped;
+
+        OwnedSegment(Segment segment) {
+            this.segment = segment;
+        }
+    }
+
+    private final ConnectionPool pool;
+    private final SegmentLocator locator;
+    private final ReadTokens tokens;
+    private final SegmentReader.Config config;
+
+    // ---- consumer-confined
+    private final Map<Segment, OwnedSegment> owned = new HashMap<>();
+    private final PositionTracker tracker = new PositionTracker();
+
+    // ---- shared
+    /** A copy of {@link #owned}, published at every change of ownership. */
+    private volatile Map<Segment, OwnedSegment> view = Map.of();
+    private final LinkedBlockingQueue<OwnedSegment> ready = new LinkedBlockingQueue<>();
+    /** Put on the ready queue to make the consumer look at the group state. */
+    private final OwnedSegment wake = new OwnedSegment(null);
+
+    OwnedSegments(ConnectionPool pool, SegmentLocator locator, ReadTokens tokens, SegmentReader.Config config) {
+        this.pool = pool;
+        this.locator = locator;
+        this.tokens = tokens;
+        this.config = config;
+    }
+
+    // ------------------------------------------------------------------ ready queue
+
+    /** @return the segment at the head of the ready queue, or null if none is ready */
+    OwnedSegment poll() {
+        return ready.poll();
+    }
+
+    /** Waits up to {@code nanos} for a segment to be ready. @return it, or null if none was in time */
+    OwnedSegment poll(long nanos) throws InterruptedException {
+        return ready.poll(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** @return true if no segment waits on the ready queue */
+    boolean nothingReady() {
+        return ready.isEmpty();
+    }
+
+    /** @return true if {@code o} is the {@link #wake} entry rather than a segment */
+    boolean isWake(OwnedSegment o) {
+        return o == wake;
+    }
+
+    /** Any thread: puts {@code o} on the ready queue unless it is there already. */
+    void signal(OwnedSegment o) {
+        if (o.queued.compareAndSet(false, true)) {
+            ready.add(o);
+        }
+    }
+
+    /** Any thread: wakes a consumer waiting on the ready queue. */
+    void wake() {
+        signal(wake);
+    }
+
+    // ------------------------------------------------------------------ ownership
+
+    /** @return true if the reader owns no segment */
+    boolean isEmpty() {
+        return owned.isEmpty();
+    }
+
+    /**
+     * Makes the owned segments these: stops those not among them, starts those new among them at their offsets.
+     *
+     * @param endOffsets where the group stops reading, for segments of its ending cuts
+     */
+    void reconcile(SortedMap<Segment, Owned> mine, Map<Segment, Long> endOffsets) {
+        boolean changed = false;
+        for (Iterator<OwnedSegment> it = owned.values().iterator(); it.hasNext();) {
+            OwnedSegment o = it.next();
+            if (!mine.containsKey(o.segment)) {
+                it.remove();
+                drop(o);
+                changed = true;
+            }
+        }
+        for (Map.Entry<Segment, Owned> e : mine.entrySet()) {
+            if (!owned.containsKey(e.getKey())) {
+                start(e.getKey(), e.getValue().offset(), endOffsets);
+                changed = true;
+            }
+        }
+        if (changed) {
+            ownershipChanged();
+        }
+    }
+
+    /** Reads an owned segment again from {@code offset} with a new segment reader (its data before was truncated). */
+    void restart(OwnedSegment o, long offset, Map<Segment, Long> endOffsets) {
+        drop(o);
+        owned.remove(o.segment);
+        start(o.segment, offset, endOffsets);
+        ownershipChanged();
+    }
+
+    /** Stops every owned segment (they are no longer ours, or we leave). */
+    void dropAll() {
+        owned.values().forEach(OwnedSegments::drop);
+        owned.clear();
+        ownershipChanged();
+    }
+
+    private void start(Segment segment, long offset, Map<Segment, Long> endOffsets) {
+        long end = endOffsets.getOrDefault(segment, Long.MAX_VALUE);
+        OwnedSegment o = new OwnedSegment(segment);
+        ScopedStream stream = segment.scopedStream();
+        o.recoverFrom = Math.min(offset, end);
+        o.reader = new SegmentReader(segment.qualifiedName(), o.recoverFrom, end, pool, locator,
+                () -> tokens.forStream(stream), config, r -> signal(o));
+        owned.put(segment, o);
+        if (o.reader.hasSomething()) {
+            signal(o);
+        }
+    }
+
+    /** Stops reading a segment that is no longer owned. */
+    private static void drop(OwnedSegment o) {
+        o.dropped = true;
+        o.reader.close();
+    }
+
+    private void ownershipChanged() {
+        Segment[] order = tracker.reset(offsets());
+        for (int i = 0; i < order.length; i++) {
+            owned.get(order[i]).slot = i;
+        }
+        view = Map.copyOf(owned);
+    }
+
+    /** @return where the reader stands in each owned segment */
+    TreeMap<Segment, Long> offsets() {
+        TreeMap<Segment, Long> offsets = new TreeMap<>();
+        owned.forEach((segment, o) -> offsets.put(segment, o.reader.position()));
+        return offsets;
+    }
+
+    /** The reader passed a checkpoint standing at these offsets: its segments now recover from there. */
+    void checkpointPassed(Map<Segment, Long> offsets) {
+        owned.values().forEach(o -> o.recoverFrom = offsets.get(o.segment));
+    }
+
+    /** @return each owned segment with where the reader stands in it and where it would recover from */
+    Map<Segment, Held> held() {
+        Map<Segment, Held> out = new HashMap<>();
+        owned.forEach((segment, o) -> out.put(segment, new Held(o.reader.position(), o.recoverFrom)));
+        return out;
+    }
+
+    /** Any thread. @return the owned segments as of the last change of ownership */
+    Map<Segment, OwnedSegment> view() {
+        return view;
+    }
+
+    /** Closes the segment readers of {@link #view()} (the reader closes). */
+    void closeAll() {
+        view.values().forEach(o -> o.reader.close());
+    }
+
+    // ------------------------------------------------------------------ position
+
+    /** The consumer handed out an event of {@code o}: the segment's offset moves to {@code nextOffset}. */
+    void advance(OwnedSegment o, long nextOffset) {
+        tracker.advance(o.slot, nextOffset);
+    }
+
+    /** @return the reader's position: every owned segment's offset */
+    Position position() {
+        return tracker.position();
+    }
+
+    /** @return how many owned segments have an event buffered */
+    int segmentsWithEventsBuffered() {
+        int n = 0;
+        for (OwnedSegment o : owned.values()) {
+            if (o.reader.hasSomething()) {
+                n++;
+            }
+        }
+        return n;
+    }
+}
