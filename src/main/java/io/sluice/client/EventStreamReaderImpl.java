@@ -8,13 +8,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.sluice.client.OwnedSegments.OwnedSegment;
 import io.sluice.common.Deadline;
-import io.sluice.connection.ConnectionPool;
 import io.sluice.controller.ControllerClient;
 import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.segment.SegmentCalls;
-import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.segment.SegmentMetadataClient;
 import io.sluice.segment.SegmentReader;
 import io.sluice.stream.EventDeserializationException;
@@ -95,7 +94,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private final Semaphore consumer = new Semaphore(1);
 
     EventStreamReaderImpl(String scope, String group, String readerId, Serializer<T> serializer, ReaderConfig config,
-                          ControllerClient controller, ConnectionPool pool, SegmentLocator locator, Runnable onClose) {
+                          ControllerClient controller, SegmentStores stores, Runnable onClose) {
         this.scope = Objects.requireNonNull(scope, "scope");
         this.group = Objects.requireNonNull(group, "group");
         this.readerId = Objects.requireNonNull(readerId, "readerId");
@@ -106,12 +105,12 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         Objects.requireNonNull(config, "config");
         this.onClose = onClose;
         this.tokens = new ReadTokens(controller);
-        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(RetryPolicies.toRetry(config.retry()),
+        this.calls = stores.calls().withConfig(new SegmentCalls.Config(RetryPolicies.toRetry(config.retry()),
                 REQUEST_TIMEOUT));
         this.fetcher = new EventFetcher<>(calls, tokens, serializer);
-        this.segments = new OwnedSegments(pool, locator, tokens, new SegmentReader.Config(config.bufferBytes(),
+        this.segments = new OwnedSegments(stores, tokens, new SegmentReader.Config(config.bufferBytes(),
                 RetryPolicies.toRetry(config.retry())));
-        this.state = GroupStateClient.open(scope, group, controller, pool, locator);
+        this.state = GroupStateClient.open(scope, group, controller, stores);
         GroupMember joined = null;
         long heartbeatMillis;
         try {

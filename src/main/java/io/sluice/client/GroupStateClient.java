@@ -9,7 +9,6 @@ import java.util.function.Function;
 import io.sluice.auth.AccessOperation;
 import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
-import io.sluice.connection.ConnectionPool;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.StreamSegments;
 import io.sluice.errors.ConnectionFailedException;
@@ -21,9 +20,8 @@ import io.sluice.readergroup.GroupStateCodec;
 import io.sluice.readergroup.GroupUpdate;
 import io.sluice.readergroup.ReaderGroupState;
 import io.sluice.segment.RevisionedSegment;
-import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentFetcher;
-import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.segment.StateSynchronizer;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScopedStream;
@@ -41,22 +39,20 @@ final class GroupStateClient implements AutoCloseable {
     private final String scope;
     private final String group;
     private final Segment segment;
-    private final SegmentLocator locator;
     private final SegmentFetcher changes;
     private final DelegationTokenProvider tokens;
     private final RevisionedSegment log;
     private final StateSynchronizer<ReaderGroupState, GroupUpdate> sync;
 
-    private GroupStateClient(String scope, String group, ConnectionPool pool, SegmentLocator locator, Segment segment,
+    private GroupStateClient(String scope, String group, SegmentStores stores, Segment segment,
                              DelegationTokenProvider tokens) {
         this.scope = scope;
         this.group = group;
         this.segment = segment;
-        this.locator = locator;
-        this.changes = new SegmentFetcher(new SegmentCalls(pool, locator, SegmentCalls.Config.DEFAULT),
+        this.changes = new SegmentFetcher(stores.calls(),
                 segment.qualifiedName(), tokens);
         this.tokens = tokens;
-        this.log = new RevisionedSegment(segment.qualifiedName(), pool, locator, () -> tokens,
+        this.log = new RevisionedSegment(segment.qualifiedName(), stores, () -> tokens,
                 RevisionedSegment.Config.DEFAULT);
         this.sync = new StateSynchronizer<>(log, GroupStateCodec.STATE, GroupStateCodec.UPDATE, ReaderGroupState::apply,
                 UPDATE_TIMEOUT);
@@ -69,8 +65,7 @@ final class GroupStateClient implements AutoCloseable {
      * @throws NoSuchStreamException if there is no such group
      * @throws ProtocolException if the group's state is not in Sluice's format
      */
-    static GroupStateClient open(String scope, String group, ControllerClient controller, ConnectionPool pool,
-                                 SegmentLocator locator) {
+    static GroupStateClient open(String scope, String group, ControllerClient controller, SegmentStores stores) {
         ScopedStream stateStream = ScopedStream.of(scope, stateStreamName(group));
         StreamSegments segments;
         try {
@@ -85,7 +80,7 @@ final class GroupStateClient implements AutoCloseable {
         DelegationTokenProvider tokens = new DelegationTokenProvider(scope, stateStream.name(),
                 AccessOperation.READ_WRITE, () -> controller.delegationToken(stateStream, AccessOperation.READ_WRITE));
         tokens.offer(segments.delegationToken());
-        GroupStateClient client = new GroupStateClient(scope, group, pool, locator, segments.segments().get(0),
+        GroupStateClient client = new GroupStateClient(scope, group, stores, segments.segments().get(0),
                 tokens);
         try {
             if (client.fetch() == null) {

@@ -9,10 +9,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.sluice.connection.ConnectionPool;
 import io.sluice.readergroup.Membership.Held;
 import io.sluice.readergroup.ReaderGroupState.Owned;
-import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.segment.SegmentReader;
 import io.sluice.stream.Position;
 import io.sluice.stream.ScopedStream;
@@ -49,8 +48,7 @@ final class OwnedSegments {
         }
     }
 
-    private final ConnectionPool pool;
-    private final SegmentLocator locator;
+    private final SegmentStores stores;
     private final ReadTokens tokens;
     private final SegmentReader.Config config;
 
@@ -65,9 +63,8 @@ final class OwnedSegments {
     /** Put on the ready queue to make the consumer look at the group state. */
     private final OwnedSegment wake = new OwnedSegment(null);
 
-    OwnedSegments(ConnectionPool pool, SegmentLocator locator, ReadTokens tokens, SegmentReader.Config config) {
-        this.pool = pool;
-        this.locator = locator;
+    OwnedSegments(SegmentStores stores, ReadTokens tokens, SegmentReader.Config config) {
+        this.stores = stores;
         this.tokens = tokens;
         this.config = config;
     }
@@ -159,7 +156,7 @@ final class OwnedSegments {
         OwnedSegment o = new OwnedSegment(segment);
         ScopedStream stream = segment.scopedStream();
         o.recoverFrom = Math.min(offset, end);
-        o.reader = new SegmentReader(segment.qualifiedName(), o.recoverFrom, end, pool, locator,
+        o.reader = new SegmentReader(segment.qualifiedName(), o.recoverFrom, end, stores,
                 () -> tokens.forStream(stream), config, r -> signal(o));
         owned.put(segment, o);
         if (o.reader.hasSomething()) {

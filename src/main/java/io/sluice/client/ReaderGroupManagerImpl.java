@@ -5,11 +5,10 @@ import java.util.Objects;
 
 import io.sluice.admin.ReaderGroup;
 import io.sluice.admin.ReaderGroupManager;
-import io.sluice.connection.ConnectionPool;
 import io.sluice.controller.ControllerClient;
 import io.sluice.errors.AlreadyExistsException;
 import io.sluice.errors.NoSuchStreamException;
-import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.stream.Names;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScopedStream;
@@ -19,14 +18,12 @@ import io.sluice.stream.StreamCut;
 final class ReaderGroupManagerImpl implements ReaderGroupManager {
     private final String scope;
     private final ControllerClient controller;
-    private final ConnectionPool pool;
-    private final SegmentLocator locator;
+    private final SegmentStores stores;
 
-    ReaderGroupManagerImpl(String scope, ControllerClient controller, ConnectionPool pool, SegmentLocator locator) {
+    ReaderGroupManagerImpl(String scope, ControllerClient controller, SegmentStores stores) {
         this.scope = Names.validateName("scope", scope);
         this.controller = controller;
-        this.pool = pool;
-        this.locator = locator;
+        this.stores = stores;
     }
 
     @Override
@@ -49,7 +46,7 @@ final class ReaderGroupManagerImpl implements ReaderGroupManager {
             throw new AlreadyExistsException("reader group " + scope + "/" + group + " already exists with another "
                     + "configuration (" + difference + ")");
         }
-        return new ReaderGroupImpl(scope, group, stored, GroupStateClient.open(scope, group, controller, pool, locator),
+        return new ReaderGroupImpl(scope, group, stored, GroupStateClient.open(scope, group, controller, stores),
                 controller);
     }
 
@@ -82,7 +79,7 @@ final class ReaderGroupManagerImpl implements ReaderGroupManager {
     public ReaderGroup readerGroup(String group) {
         Names.validateReaderGroup(group);
         ReaderGroupConfig config = controller.readerGroupConfig(scope, group);
-        return new ReaderGroupImpl(scope, group, config, GroupStateClient.open(scope, group, controller, pool, locator),
+        return new ReaderGroupImpl(scope, group, config, GroupStateClient.open(scope, group, controller, stores),
                 controller);
     }
 

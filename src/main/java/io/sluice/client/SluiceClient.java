@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.admin.ReaderGroupManager;
-import io.sluice.connection.ConnectionPool;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.GrpcControllerClient;
 import io.sluice.segment.SegmentLocator;
@@ -39,8 +38,6 @@ public final class SluiceClient implements AutoCloseable {
     private final ClientConfig config;
     private final ControllerClient controller;
     private final SegmentStores stores;
-    private final ConnectionPool pool;
-    private final SegmentLocator locator;
     /** Readers this client created and that are still open; closed with the client. */
     private final Set<EventStreamReaderImpl<?>> readers = ConcurrentHashMap.newKeySet();
 
@@ -50,8 +47,6 @@ public final class SluiceClient implements AutoCloseable {
         this.stores = SegmentStores.open(SegmentLocator.of(controller), new SegmentStores.Settings(config.tls(),
                 config.trustStore().orElse(null), config.validateHostname(), config.connectTimeout(),
                 config.maxConnectionsPerSegmentStore(), config.platformReaders()));
-        this.pool = stores.pool();
-        this.locator = stores.locator();
     }
 
     /**
@@ -121,7 +116,7 @@ public final class SluiceClient implements AutoCloseable {
                                               ReaderConfig readerConfig) {
         AtomicReference<EventStreamReaderImpl<?>> self = new AtomicReference<>();
         EventStreamReaderImpl<T> reader = new EventStreamReaderImpl<>(scope, group, readerId, serializer, readerConfig,
-                controller, pool, locator, () -> readers.remove(self.get()));
+                controller, stores, () -> readers.remove(self.get()));
         self.set(reader);
         readers.add(reader);
         return reader;
@@ -132,7 +127,7 @@ public final class SluiceClient implements AutoCloseable {
      * @return the manager of the reader groups of {@code scope} (creates, opens and deletes groups). Does not block.
      */
     public ReaderGroupManager readerGroupManager(String scope) {
-        return new ReaderGroupManagerImpl(scope, controller, pool, locator);
+        return new ReaderGroupManagerImpl(scope, controller, stores);
     }
 
     /** @return a manager of scopes and streams (cheap; shares this client's connections) */
@@ -145,9 +140,9 @@ public final class SluiceClient implements AutoCloseable {
         return controller;
     }
 
-    /** @return the connection pool this client's readers and writers share */
-    ConnectionPool pool() {
-        return pool;
+    /** @return the segment stores (connections and locator) this client's readers and writers share */
+    SegmentStores stores() {
+        return stores;
     }
 
     /**

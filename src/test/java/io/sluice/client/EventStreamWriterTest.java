@@ -74,7 +74,7 @@ class EventStreamWriterTest {
     /** Every event of every segment of the stream (all epochs), in segment order, as text. */
     private Map<Segment, List<String>> contents() {
         Map<Segment, List<String>> out = new TreeMap<>();
-        RawClient raw = new RawClient(client.pool());
+        RawClient raw = new RawClient(client.stores().pool());
         for (String name : server.segmentStore().segmentNames()) {
             if (!name.startsWith(STREAM.scopedName() + "/")) {
                 continue;

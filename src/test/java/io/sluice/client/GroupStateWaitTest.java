@@ -26,6 +26,7 @@ import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.StreamSegments;
 import io.sluice.segment.SegmentLocator;
+import io.sluice.segment.SegmentStores;
 import io.sluice.server.EmbeddedServer;
 import io.sluice.server.SegmentStoreServer;
 import io.sluice.server.TokenVerifier;
@@ -113,8 +114,8 @@ class GroupStateWaitTest {
                     .stream(ScopedStream.of("shop", "orders")).build()).close();
 
             try (GroupStateClient state = GroupStateClient.open("shop", "billing",
-                    withTokens(ClientInternals.controller(direct), fetches), pool,
-                    SegmentLocator.fixed(store.endpoint()))) {
+                    withTokens(ClientInternals.controller(direct), fetches),
+                    SegmentStores.over(pool, SegmentLocator.fixed(store.endpoint())))) {
                 assertThat(state.state()).isNotNull();
                 assertThat(verifier.readTokens).isNotEmpty().containsOnly("t1");
                 assertThat(fetches).hasValue(0);
