@@ -20,6 +20,7 @@ import io.sluice.readergroup.GroupStateCodec;
 import io.sluice.readergroup.GroupUpdate;
 import io.sluice.readergroup.ReaderGroupState;
 import io.sluice.segment.RevisionedSegment;
+import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentFetcher;
 import io.sluice.segment.SegmentStores;
 import io.sluice.segment.StateSynchronizer;
@@ -53,7 +54,7 @@ final class GroupStateClient implements AutoCloseable {
                 segment.qualifiedName(), tokens);
         this.tokens = tokens;
         this.log = new RevisionedSegment(segment.qualifiedName(), stores, () -> tokens,
-                RevisionedSegment.Config.DEFAULT);
+                SegmentCalls.Config.DEFAULT);
         this.sync = new StateSynchronizer<>(log, GroupStateCodec.STATE, GroupStateCodec.UPDATE, ReaderGroupState::apply,
                 UPDATE_TIMEOUT);
     }

@@ -109,27 +109,6 @@ public final class RevisionedSegment implements AutoCloseable {
     private static final int READ_CHUNK_BYTES = 1024 * 1024;
 
     /**
-     * How the client behaves.
-     *
-     * @param retry how failed requests (lost connections, wrong host, expired tokens, timeouts) are retried
-     * @param requestTimeout how long one request may wait for its reply
-     */
-    public record Config(Retry retry, Duration requestTimeout) {
-        /** Pravega's retry policy (1 ms, ×10, up to 20 s, 10 attempts) and 30 s per request. */
-        public static final Config DEFAULT = new Config(Retry.withExpBackoff(Duration.ofMillis(1), 10, 10,
-                Duration.ofSeconds(20)), Duration.ofSeconds(30));
-
-        /** Checks the values. */
-        public Config {
-            Objects.requireNonNull(retry, "retry");
-            Objects.requireNonNull(requestTimeout, "requestTimeout");
-            if (requestTimeout.isNegative() || requestTimeout.isZero()) {
-                throw new IllegalArgumentException("requestTimeout must be positive: " + requestTimeout);
-            }
-        }
-    }
-
-    /**
      * One update read from the log.
      *
      * @param revision the revision just after the update (where reading resumes to see what came after it)
@@ -161,7 +140,7 @@ public final class RevisionedSegment implements AutoCloseable {
     private final String segment;
     private final SegmentCalls calls;
     private final Supplier<DelegationTokenProvider> tokens;
-    private final Config config;
+    private final SegmentCalls.Config config;
     private final UUID writerId = UUID.randomUUID();
 
     /** One append at a time: the holder of the permit owns {@link #session} and {@link #lastEventNumber}. */
@@ -178,7 +157,7 @@ public final class RevisionedSegment implements AutoCloseable {
      * Creates a client over a client's shared segment stores; see the main constructor.
      */
     public RevisionedSegment(String segment, SegmentStores stores, Supplier<DelegationTokenProvider> tokens,
-                             Config config) {
+                             SegmentCalls.Config config) {
         this(segment, stores.pool(), stores.locator(), tokens, config);
     }
 
@@ -192,11 +171,11 @@ public final class RevisionedSegment implements AutoCloseable {
      * @param config retry and timeout
      */
     public RevisionedSegment(String segment, ConnectionPool pool, SegmentLocator locator,
-                             Supplier<DelegationTokenProvider> tokens, Config config) {
+                             Supplier<DelegationTokenProvider> tokens, SegmentCalls.Config config) {
         this.segment = Objects.requireNonNull(segment, "segment");
         this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.config = Objects.requireNonNull(config, "config");
-        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), config.requestTimeout()));
+        this.calls = new SegmentCalls(pool, locator, config);
     }
 
     /** @return the segment this client works on */

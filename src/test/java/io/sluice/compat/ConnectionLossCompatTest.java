@@ -33,6 +33,7 @@ import io.sluice.connection.LoopbackProxy;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.segment.PendingEvent;
 import io.sluice.segment.RevisionedSegment;
+import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.SegmentReader;
 import io.sluice.segment.SegmentWriter;
@@ -159,9 +160,9 @@ class ConnectionLossCompatTest {
              ConnectionPool poolA = new ConnectionPool(new TcpConnectionFactory());
              ConnectionPool poolB = new ConnectionPool(new TcpConnectionFactory());
              RevisionedSegment a = new RevisionedSegment(segment.qualifiedName(), poolA,
-                     SegmentLocator.fixed(proxy.endpoint()), () -> null, RevisionedSegment.Config.DEFAULT);
+                     SegmentLocator.fixed(proxy.endpoint()), () -> null, SegmentCalls.Config.DEFAULT);
              RevisionedSegment b = new RevisionedSegment(segment.qualifiedName(), poolB,
-                     SegmentLocator.fixed(proxy.endpoint()), () -> null, RevisionedSegment.Config.DEFAULT)) {
+                     SegmentLocator.fixed(proxy.endpoint()), () -> null, SegmentCalls.Config.DEFAULT)) {
             List<Future<Integer>> clients = new ArrayList<>();
             for (RevisionedSegment log : List.of(a, b)) {
                 String name = log == a ? "a" : "b";

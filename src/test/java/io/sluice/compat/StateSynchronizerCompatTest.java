@@ -21,6 +21,7 @@ import io.sluice.connection.RawClient;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.segment.RevisionedSegment;
+import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.StateSynchronizer;
 import io.sluice.stream.Segment;
@@ -61,7 +62,7 @@ class StateSynchronizerCompatTest {
     private static RevisionedSegment log(Segment segment) {
         RevisionedSegment log = new RevisionedSegment(segment.qualifiedName(), pool,
                 SegmentLocator.fixed(ClientInternals.controller(real.client).endpointFor(segment)), () -> null,
-                RevisionedSegment.Config.DEFAULT);
+                SegmentCalls.Config.DEFAULT);
         logs.add(log);
         return log;
     }

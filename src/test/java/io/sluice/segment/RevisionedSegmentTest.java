@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Timeout;
 class RevisionedSegmentTest {
     private static final String SEG = "scope/_RGgroup/0.#epoch.0";
     /** Quick retries: tests drop connections on purpose. */
-    static final RevisionedSegment.Config FAST = new RevisionedSegment.Config(
+    static final SegmentCalls.Config FAST = new SegmentCalls.Config(
             Retry.withExpBackoff(Duration.ofMillis(1), 2, 30, Duration.ofMillis(50)), Duration.ofSeconds(10));
 
     private SegmentStore store;

@@ -77,7 +77,7 @@ class SegmentFetcherTest {
         SegmentMetadataClient metadata = new SegmentMetadataClient(calls, name, null);
         assertThat(metadata.create()).isTrue();
         RevisionedSegment writer = new RevisionedSegment(name, pool,
-                SegmentLocator.fixed(server.segmentStoreEndpoint()), () -> null, new RevisionedSegment.Config(FAST.retry(), Duration.ofSeconds(10)));
+                SegmentLocator.fixed(server.segmentStoreEndpoint()), () -> null, new SegmentCalls.Config(FAST.retry(), Duration.ofSeconds(10)));
         writers.add(writer);
         return new Fixture(new SegmentFetcher(calls, name, null), metadata, writer);
     }

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 class SegmentMetadataClientTest {
     private static final SegmentCalls.Config FAST = new SegmentCalls.Config(
             Retry.withExpBackoff(Duration.ofMillis(1), 2, 10, Duration.ofMillis(20)), Duration.ofSeconds(10));
-    private static final RevisionedSegment.Config WRITES = new RevisionedSegment.Config(FAST.retry(),
+    private static final SegmentCalls.Config WRITES = new SegmentCalls.Config(FAST.retry(),
             Duration.ofSeconds(10));
     private static final AtomicInteger NAMES = new AtomicInteger();
 
