@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
+import io.sluice.common.Endpoint;
 import io.sluice.common.Retry;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.Lease;
@@ -172,7 +173,7 @@ public final class SegmentCalls {
                     continue; // a keep-alive, or a late reply to an earlier request of this flow
                 }
                 if (reply instanceof WrongHost || (reply instanceof AuthTokenCheckFailed a && a.isTokenExpired())) {
-                    throw failure(segment, tokens, token, (ErrorReply) reply, deadline);
+                    throw failure(segment, tokens, token, (ErrorReply) reply, deadline, lease.endpoint());
                 }
                 return reply;
             }
@@ -220,15 +221,23 @@ public final class SegmentCalls {
      * @return the exception to throw
      */
     public SluiceException failure(String segment, DelegationTokenProvider tokens, String sentToken, ErrorReply error) {
-        return failure(segment, tokens, sentToken, error, null);
+        return failure(segment, tokens, sentToken, error, null, null);
     }
 
-    /** As above; the token refresh waits no longer than {@code deadline} ({@code null}: the provider's timeout). */
+    /**
+     * As above; the token refresh waits no longer than {@code deadline} ({@code null}: the provider's timeout), and
+     * a WrongHost from {@code from} forgets the cached endpoint only if it is still {@code from} ({@code null}: in
+     * any case), so an answer another thread fetched meanwhile is kept.
+     */
     private SluiceException failure(String segment, DelegationTokenProvider tokens, String sentToken, ErrorReply error,
-                                    Deadline deadline) {
+                                    Deadline deadline, Endpoint from) {
         switch (error) {
             case WrongHost w -> {
-                locator.invalidate(segment);
+                if (from == null) {
+                    locator.invalidate(segment);
+                } else {
+                    locator.invalidate(segment, from);
+                }
                 return new WrongHostException("segment store does not own " + segment
                         + (w.correctHost().isEmpty() ? "" : " (it says " + w.correctHost() + " does)"));
             }

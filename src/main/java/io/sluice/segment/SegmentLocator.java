@@ -20,6 +20,14 @@ public interface SegmentLocator {
     void invalidate(String segment);
 
     /**
+     * Forgets the cached endpoint of {@code segment} if it is still {@code stale}, the segment store that answered
+     * WrongHost: an answer another thread fetched meanwhile is kept. By default forgets it in any case.
+     */
+    default void invalidate(String segment, Endpoint stale) {
+        invalidate(segment);
+    }
+
+    /**
      * @param controller the controller to ask ({@code getURI})
      * @return a locator that asks {@code controller} and caches its answers ({@link SegmentEndpointCache})
      */
@@ -34,6 +42,11 @@ public interface SegmentLocator {
             @Override
             public void invalidate(String segment) {
                 cache.invalidate(Segment.parse(segment));
+            }
+
+            @Override
+            public void invalidate(String segment, Endpoint stale) {
+                cache.invalidate(Segment.parse(segment), stale);
             }
         };
     }
