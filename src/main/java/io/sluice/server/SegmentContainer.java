@@ -37,6 +37,7 @@ import io.sluice.wire.MergeSegments;
 import io.sluice.wire.MergeSegmentsBatch;
 import io.sluice.wire.NoSuchSegment;
 import io.sluice.wire.OffsetLocated;
+import io.sluice.wire.OperationUnsupported;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.ReadTable;
 import io.sluice.wire.ReadTableEntries;
@@ -550,8 +551,8 @@ final class SegmentContainer {
             }
             case MergeSegments c -> merge(c.requestId(), c.target(), c.source(), time, effects);
             case MergeSegmentsBatch c -> mergeBatch(c, time, effects);
-            case UpdateTableEntries c -> updateTable(c, time);
-            case RemoveTableKeys c -> removeKeys(c, time);
+            case UpdateTableEntries c -> updateTable(c, time, effects);
+            case RemoveTableKeys c -> removeKeys(c, time, effects);
             default -> new ErrorMessage(request.requestId(), "", request.type() + " does not change a segment",
                     ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
         };
@@ -655,27 +656,36 @@ final class SegmentContainer {
         return new SegmentsBatchMerged(c.requestId(), c.targetSegmentId(), sources, offsets);
     }
 
-    private Reply updateTable(UpdateTableEntries c, long time) {
+    private Reply updateTable(UpdateTableEntries c, long time, List<Runnable> effects) {
         Segment s = segments.get(c.segment());
         Reply missing = missingTable(s, c.requestId(), c.segment());
         if (missing != null) {
             return missing;
         }
+        if (s.sealed) {
+            return new SegmentIsSealed(c.requestId(), c.segment(), "", -1);
+        }
         List<TableEntry> batch = c.tableEntries().entries();
-        Reply refused = refusal(c.requestId(), s, batch.stream().map(TableEntry::key).toList(), c.tableSegmentOffset());
+        TableState.Refusal tooLong = TableState.checkSizes(batch);
+        Reply refused = tooLong != null ? refusal(c.requestId(), s, tooLong, c.tableSegmentOffset())
+                : refusal(c.requestId(), s, batch.stream().map(TableEntry::key).toList(), c.tableSegmentOffset());
         if (refused != null) {
             return refused;
         }
         List<Long> versions = s.table.update(batch);
         s.lastModifiedMillis = time;
+        wakeParkedReads(s, effects);
         return new TableEntriesUpdated(c.requestId(), versions);
     }
 
-    private Reply removeKeys(RemoveTableKeys c, long time) {
+    private Reply removeKeys(RemoveTableKeys c, long time, List<Runnable> effects) {
         Segment s = segments.get(c.segment());
         Reply missing = missingTable(s, c.requestId(), c.segment());
         if (missing != null) {
             return missing;
+        }
+        if (s.sealed) {
+            return new SegmentIsSealed(c.requestId(), c.segment(), "", -1);
         }
         Reply refused = refusal(c.requestId(), s, c.keys(), c.tableSegmentOffset());
         if (refused != null) {
@@ -683,20 +693,27 @@ final class SegmentContainer {
         }
         s.table.remove(c.keys());
         s.lastModifiedMillis = time;
+        wakeParkedReads(s, effects);
         return new TableKeysRemoved(c.requestId(), c.segment());
     }
 
     private static Reply refusal(long requestId, Segment s, List<TableKey> keys, long tableSegmentOffset) {
         TableState.Refusal why = s.table.check(keys, tableSegmentOffset);
-        if (why == null) {
-            return null;
-        }
+        return why == null ? null : refusal(requestId, s, why, tableSegmentOffset);
+    }
+
+    private static Reply refusal(long requestId, Segment s, TableState.Refusal why, long tableSegmentOffset) {
         return switch (why) {
             case KEY_DOES_NOT_EXIST -> new TableKeyDoesNotExist(requestId, s.name, "");
             case BAD_KEY_VERSION -> new TableKeyBadVersion(requestId, s.name, "");
             // a real segment store maps the wrong-length condition (BadOffsetException) this way
             case WRONG_TABLE_OFFSET -> new SegmentIsTruncated(requestId, s.name, s.table.length(), "", tableSegmentOffset);
             case BAD_KEY_LENGTH -> badKeyLength(requestId, s);
+            // a real segment store's messages for these
+            case KEY_TOO_LONG -> new ErrorMessage(requestId, s.name, "Key too large.",
+                    ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+            case ENTRY_TOO_LONG -> new ErrorMessage(requestId, s.name, "Key+Value serialization too large.",
+                    ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
         };
     }
 
@@ -865,15 +882,23 @@ final class SegmentContainer {
      * truncation below the start; at the tail of an unsealed segment the read is parked until data arrives, the
      * segment is sealed or deleted, or its connection goes away.
      *
+     * <p>A table segment's bytes are not kept (only its entries), so a read of one below its length is answered with
+     * SegmentIsTruncated at the length; at the length it is parked until an update or removal makes the table grow.
+     * That is the long poll a client waits for table changes with: on a real segment store, whose table segments are
+     * segments of serialized entries, the same read is answered with the new entries' bytes.
+     *
      * @return the reply, or {@code null} if the read was parked
      */
     Object read(QueryContext ctx, ReadSegment r, ReplySink sink, Object owner) {
         Optional<Segment> o = ctx.segment(r.segment());
-        if (o.isEmpty() || o.get().isTable()) {
+        if (o.isEmpty()) {
             return new NoSuchSegment(r.requestId(), r.segment(), "", r.offset());
         }
         Segment s = o.get();
         long offset = r.offset();
+        if (s.isTable() && offset < s.length()) {
+            return tableBytesGone(s, offset, r.requestId());
+        }
         if (offset < s.startOffset()) {
             return new SegmentIsTruncated(r.requestId(), r.segment(), s.startOffset(), "", offset);
         }
@@ -927,10 +952,16 @@ final class SegmentContainer {
             Segment.ParkedRead p = it.next();
             if (p.offset() < s.length()) {
                 it.remove();
-                Object reply = readReply(s, p.offset(), p.maxLength(), p.requestId());
+                Object reply = s.isTable() ? tableBytesGone(s, p.offset(), p.requestId())
+                        : readReply(s, p.offset(), p.maxLength(), p.requestId());
                 effects.add(() -> deliver(reply, p.sink()));
             }
         }
+    }
+
+    /** The answer to a read of a table segment's bytes below its length: they are not kept. */
+    private static Reply tableBytesGone(Segment s, long offset, long requestId) {
+        return new SegmentIsTruncated(requestId, s.name, s.length(), "", offset);
     }
 
     /** Answers every parked read of a segment that was sealed ({@code sealed}) or is gone. */
@@ -1031,6 +1062,15 @@ final class SegmentContainer {
         Reply missing = missingTable(s, r.requestId(), r.segment());
         if (missing != null) {
             return missing;
+        }
+        if (s.table.keyLength() > 0) {
+            // as a real segment store: its tables with fixed-length keys have no delta iterator
+            return new OperationUnsupported(r.requestId(), "readTableEntriesDelta", "");
+        }
+        if (r.fromPosition() < 0 || r.fromPosition() > s.table.length()) {
+            return new ErrorMessage(r.requestId(), r.segment(), "fromPosition (" + r.fromPosition() + ") must be at "
+                    + "least 0 and can not exceed the length (" + s.table.length() + ") of the TableSegment.",
+                    ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
         }
         int max = Math.clamp(r.suggestedEntryCount(), 1, Integer.MAX_VALUE - 1); // a suggestion; max + 1 must fit
         var page = s.table.since(r.fromPosition(), max + 1);

@@ -22,6 +22,10 @@ import io.sluice.wire.TableValue;
 final class TableState {
     /** Bytes an entry adds to the table segment's length besides its key and value (Pravega's entry header). */
     static final int ENTRY_HEADER_BYTES = 17;
+    /** The longest key a real segment store takes ({@code TableStore.MAXIMUM_KEY_LENGTH}). */
+    static final int MAX_KEY_BYTES = 8192;
+    /** The most an entry (header, key, value) may take ({@code EntrySerializer.MAX_SERIALIZATION_LENGTH}, 1 MiB). */
+    static final int MAX_ENTRY_BYTES = 1024 * 1024;
 
     /** An immutable byte-string key ordered as unsigned bytes. */
     record Key(byte[] bytes) implements Comparable<Key> {
@@ -54,7 +58,9 @@ final class TableState {
     }
 
     /** Why a conditional change was refused. */
-    enum Refusal { KEY_DOES_NOT_EXIST, BAD_KEY_VERSION, WRONG_TABLE_OFFSET, BAD_KEY_LENGTH }
+    enum Refusal {
+        KEY_DOES_NOT_EXIST, BAD_KEY_VERSION, WRONG_TABLE_OFFSET, BAD_KEY_LENGTH, KEY_TOO_LONG, ENTRY_TOO_LONG
+    }
 
     private final int keyLength;
     private final TreeMap<Key, Value> entries = new TreeMap<>();
@@ -93,6 +99,24 @@ final class TableState {
     }
 
     /**
+     * Checks the sizes of an update batch as a real segment store does (the key alone, then header, key and value).
+     *
+     * @return the first refusal, or {@code null}
+     */
+    static Refusal checkSizes(List<TableEntry> batch) {
+        for (TableEntry e : batch) {
+            int key = e.key().data().remaining();
+            if (key > MAX_KEY_BYTES) {
+                return Refusal.KEY_TOO_LONG;
+            }
+            if ((long) ENTRY_HEADER_BYTES + key + e.value().data().remaining() > MAX_ENTRY_BYTES) {
+                return Refusal.ENTRY_TOO_LONG;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Checks an update or removal batch without changing anything.
      *
      * @param tableSegmentOffset −1, or the length the table must have
@@ -103,6 +127,9 @@ final class TableState {
             return Refusal.WRONG_TABLE_OFFSET;
         }
         for (TableKey k : keys) {
+            if (k.data().remaining() > MAX_KEY_BYTES) {
+                return Refusal.KEY_TOO_LONG;
+            }
             if (checkKeyLength(k.data()) != null) {
                 return Refusal.BAD_KEY_LENGTH;
             }

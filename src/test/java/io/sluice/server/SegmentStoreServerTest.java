@@ -52,6 +52,7 @@ import io.sluice.wire.LocateOffset;
 import io.sluice.wire.MergeSegments;
 import io.sluice.wire.NoSuchSegment;
 import io.sluice.wire.OffsetLocated;
+import io.sluice.wire.OperationUnsupported;
 import io.sluice.wire.Padding;
 import io.sluice.wire.PartialEvent;
 import io.sluice.wire.ReadSegment;
@@ -501,6 +502,117 @@ class SegmentStoreServerTest {
         assertThat(call(id -> new UpdateTableEntries(id, kvt, "", new TableEntries(List.of(entry("long key", "v", TableKey.NO_VERSION))), -1)))
                 .isInstanceOf(ErrorMessage.class);
         assertThat(((TableSegmentInfo) call(id -> new GetTableSegmentInfo(id, kvt, ""))).keyLength()).isEqualTo(4);
+    }
+
+    @Test
+    void aReadOfATableSegmentWaitsAtItsLengthForTheNextChange() {
+        String table = "scope/_tables/wait";
+        call(id -> new CreateTableSegment(id, table, false, 0, "", 0));
+        Flow writes = connection.openFlow();
+        long waitId = flow.nextRequestId();
+        flow.send(new ReadSegment(table, 0, 1, "", waitId));
+        // requests are answered in order: the info comes back while the read at the length stays parked
+        Reply info = call(id -> new GetTableSegmentInfo(id, table, ""));
+        assertThat(info).isInstanceOf(TableSegmentInfo.class);
+        long updateId = writes.nextRequestId();
+        writes.send(new UpdateTableEntries(updateId, table, "", new TableEntries(List.of(entry("k", "v",
+                TableKey.NO_VERSION))), -1));
+        assertThat(writes.await(longWait())).isInstanceOf(TableEntriesUpdated.class);
+        Reply woken = flow.await(longWait());
+        long infoId = writes.nextRequestId();
+        writes.send(new GetTableSegmentInfo(infoId, table, ""));
+        long length = ((TableSegmentInfo) writes.await(longWait())).length();
+        assertThat(length).isPositive();
+        assertThat(woken).as("the update wakes the read: the table's bytes are not kept, so it says where the table"
+                + " now ends").isEqualTo(new SegmentIsTruncated(waitId, table, length, "", 0));
+        assertThat(call(id -> new ReadSegment(table, 1, 10, "", id))).as("below the length")
+                .isEqualTo(new SegmentIsTruncated(flow.nextRequestId() - 1, table, length, "", 1));
+
+        long removalWait = flow.nextRequestId();
+        flow.send(new ReadSegment(table, length, 1, "", removalWait));
+        writes.send(new RemoveTableKeys(writes.nextRequestId(), table, "", List.of(key("k")), -1));
+        assertThat(writes.await(longWait())).isInstanceOf(TableKeysRemoved.class);
+        Reply grew = flow.await(longWait());
+        assertThat(grew).as("a removal makes the table grow too").isInstanceOf(SegmentIsTruncated.class);
+        long grown = ((SegmentIsTruncated) grew).startOffset();
+        assertThat(grown).isGreaterThan(length);
+
+        long deletedWait = flow.nextRequestId();
+        flow.send(new ReadSegment(table, grown, 1, "", deletedWait));
+        writes.send(new DeleteTableSegment(writes.nextRequestId(), table, false, ""));
+        assertThat(writes.await(longWait())).isInstanceOf(SegmentDeleted.class);
+        assertThat(flow.await(longWait())).isEqualTo(new NoSuchSegment(deletedWait, table, "", grown));
+    }
+
+    @Test
+    void deltaReadsRefuseBadPositionsAndTablesWithFixedLengthKeysAsARealServerDoes() {
+        String table = "scope/_tables/delta";
+        call(id -> new CreateTableSegment(id, table, false, 0, "", 0));
+        call(id -> new UpdateTableEntries(id, table, "", new TableEntries(List.of(entry("k", "v",
+                TableKey.NO_VERSION))), -1));
+        long length = ((TableSegmentInfo) call(id -> new GetTableSegmentInfo(id, table, ""))).length();
+        for (long bad : new long[] {length + 1, -1}) {
+            Reply r = call(id -> new ReadTableEntriesDelta(id, table, "", bad, 10));
+            assertThat(r).as("from %d", bad).isInstanceOf(ErrorMessage.class);
+            assertThat(((ErrorMessage) r).errorCode()).isEqualTo(ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+            assertThat(((ErrorMessage) r).message()).contains("fromPosition (" + bad + ")");
+        }
+        TableEntriesDeltaRead atEnd = (TableEntriesDeltaRead) call(id -> new ReadTableEntriesDelta(id, table, "",
+                length, 10));
+        assertThat(atEnd.entries().entries()).isEmpty();
+        assertThat(atEnd.reachedEnd()).isTrue();
+
+        String kvt = "scope/kvt_kvtable/1.#epoch.0";
+        call(id -> new CreateTableSegment(id, kvt, false, 4, "", 0));
+        assertThat(call(id -> new ReadTableEntriesDelta(id, kvt, "", 0, 10))).isInstanceOf(OperationUnsupported.class);
+    }
+
+    @Test
+    void tableEntriesAreLimitedAsOnARealServer() {
+        String table = "scope/_tables/limits";
+        call(id -> new CreateTableSegment(id, table, false, 0, "", 0));
+        ByteBuffer longest = ByteBuffer.allocate(8192);
+        ByteBuffer tooLong = ByteBuffer.allocate(8193);
+        Reply r = call(id -> new UpdateTableEntries(id, table, "", new TableEntries(List.of(new TableEntry(
+                new TableKey(tooLong, TableKey.NO_VERSION), new TableValue(utf8("v"))))), -1));
+        assertThat(r).isEqualTo(new ErrorMessage(flow.nextRequestId() - 1, table, "Key too large.",
+                ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION));
+        r = call(id -> new UpdateTableEntries(id, table, "", new TableEntries(List.of(new TableEntry(
+                new TableKey(longest, TableKey.NO_VERSION), new TableValue(ByteBuffer.allocate(1024 * 1024 - 8192))))),
+                -1));
+        assertThat(r).as("the 17-byte header, key and value exceed 1 MiB").isEqualTo(new ErrorMessage(
+                flow.nextRequestId() - 1, table, "Key+Value serialization too large.",
+                ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION));
+        ByteBuffer fits = ByteBuffer.allocate(1024 * 1024 - 8192 - 17);
+        assertThat(call(id -> new UpdateTableEntries(id, table, "", new TableEntries(List.of(new TableEntry(
+                new TableKey(longest, TableKey.NO_VERSION), new TableValue(fits)))), -1))).as("exactly 1 MiB")
+                .isInstanceOf(TableEntriesUpdated.class);
+        assertThat(call(id -> new RemoveTableKeys(id, table, "", List.of(new TableKey(tooLong, TableKey.NO_VERSION)),
+                -1))).isInstanceOf(ErrorMessage.class);
+        assertThat(((TableSegmentInfo) call(id -> new GetTableSegmentInfo(id, table, ""))).entryCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aSealedTableSegmentTakesNoChangesAsOnARealServer() {
+        String table = "scope/_tables/sealed";
+        call(id -> new CreateTableSegment(id, table, false, 0, "", 0));
+        call(id -> new UpdateTableEntries(id, table, "", new TableEntries(List.of(entry("k", "v",
+                TableKey.NO_VERSION))), -1));
+        long length = ((TableSegmentInfo) call(id -> new GetTableSegmentInfo(id, table, ""))).length();
+        long waitId = flow.nextRequestId();
+        flow.send(new ReadSegment(table, length, 1, "", waitId));
+        Flow admin = connection.openFlow();
+        admin.send(new SealSegment(admin.nextRequestId(), table, ""));
+        assertThat(admin.await(longWait())).isInstanceOf(SegmentSealed.class);
+        assertThat(flow.await(longWait())).as("the wait at the length ends").isInstanceOf(SegmentIsSealed.class);
+        assertThat(call(id -> new UpdateTableEntries(id, table, "", new TableEntries(List.of(entry("k", "w",
+                TableKey.NO_VERSION))), -1))).isInstanceOf(SegmentIsSealed.class);
+        assertThat(call(id -> new RemoveTableKeys(id, table, "", List.of(key("k")), -1)))
+                .isInstanceOf(SegmentIsSealed.class);
+        assertThat(call(id -> new ReadSegment(table, length, 1, "", id))).as("a read at the end of a sealed table")
+                .isEqualTo(new SegmentRead(table, length, false, true, Bytes.EMPTY, flow.nextRequestId() - 1));
+        TableRead read = (TableRead) call(id -> new ReadTable(id, table, "", List.of(key("k"))));
+        assertThat(read.entries().entries().getFirst().value().data()).isEqualTo(utf8("v"));
     }
 
     @Test
