@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
-import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.errors.BadKeyVersionException;
 import io.sluice.errors.InvalidRequestException;
 import io.sluice.errors.NoSuchKeyException;

@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.common.Deadline;
 import io.sluice.common.Threads;
 import io.sluice.errors.InvalidRequestException;

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.sluice.auth.AccessOperation;
-import io.sluice.auth.DelegationTokenProvider;
 import io.sluice.common.Endpoint;
 import io.sluice.common.Retry;
 import io.sluice.connection.ConnectionPool;
