@@ -64,13 +64,14 @@ public final class AppendEncoder {
      * @param requestId the request id the acknowledgement will carry
      * @return the number of event bytes appended to the segment (framing included)
      * @throws IllegalArgumentException if there are no events, the block would exceed the frame limit, or a group's
-     *     {@link EventGroup#framedSize()} is not what its payloads take
+     *     {@link EventGroup#framedSize()}s do not add up to what the payloads take
      */
     public static int writeGroups(WireOutput out, UUID writerId, List<? extends EventGroup> groups,
                                   long lastEventNumber, long requestId) {
         long framedSum = 0;
         int count = 0;
-        for (EventGroup g : groups) {
+        for (int i = 0, n = groups.size(); i < n; i++) {
+            EventGroup g = groups.get(i);
             framedSum += g.framedSize();
             count += g.payloads().size();
         }
@@ -82,9 +83,7 @@ public final class AppendEncoder {
         try {
             out.ensure(blockSize(framed));
             writeBlockHeader(out, writerId, framed);
-            for (EventGroup g : groups) {
-                out.writeEventFrames(g.payloads(), g.framedSize());
-            }
+            out.writeEventGroups(groups, framed);
             writeBlockEnd(out, writerId, framed, count, lastEventNumber, requestId);
         } catch (IllegalArgumentException e) {
             out.reset(start);

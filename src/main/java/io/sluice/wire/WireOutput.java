@@ -215,6 +215,41 @@ public final class WireOutput {
         buf.position(p - base);
     }
 
+    /**
+     * Writes an event frame for every payload of every group, in order: {@link #writeEventFrames} over all the
+     * groups in one pass, with one capacity check and one position update for the lot (a segment writer's block is
+     * mostly groups of one event, so a pass per group would cost more than the copying).
+     *
+     * @param framedBytes the bytes the frames take: the sum of the groups' {@link AppendEncoder.EventGroup#framedSize}
+     * @throws IllegalArgumentException if the payloads take another number of bytes; nothing is written then
+     */
+    public void writeEventGroups(List<? extends AppendEncoder.EventGroup> groups, int framedBytes) {
+        ensure(framedBytes);
+        byte[] a = buf.array();
+        int base = buf.arrayOffset();
+        int start = base + buf.position();
+        int end = start + framedBytes;
+        int p = start;
+        for (int g = 0, groupCount = groups.size(); g < groupCount; g++) {
+            List<ByteBuffer> payloads = groups.get(g).payloads();
+            for (int i = 0, count = payloads.size(); i < count; i++) {
+                ByteBuffer payload = payloads.get(i);
+                int n = payload.remaining();
+                if (n > end - p - 8) {
+                    throw new IllegalArgumentException("event frames take more than the " + framedBytes
+                            + " bytes announced");
+                }
+                putEventFrame(a, p, payload, n);
+                p += 8 + n;
+            }
+        }
+        if (p != end) {
+            throw new IllegalArgumentException("event frames take " + (p - start) + " bytes, not the " + framedBytes
+                    + " announced");
+        }
+        buf.position(p - base);
+    }
+
     /** Writes {@code len} bytes of {@code src} starting at {@code off}. */
     public void writeBytes(byte[] src, int off, int len) {
         ensure(len);
