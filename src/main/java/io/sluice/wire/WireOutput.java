@@ -194,25 +194,10 @@ public final class WireOutput {
      */
     public void writeEventFrames(List<ByteBuffer> payloads, int framedBytes) {
         ensure(framedBytes);
-        byte[] a = buf.array();
         int base = buf.arrayOffset();
         int start = base + buf.position();
-        int end = start + framedBytes;
-        int p = start;
-        for (int i = 0, count = payloads.size(); i < count; i++) {
-            ByteBuffer payload = payloads.get(i);
-            int n = payload.remaining();
-            if (n > end - p - 8) {
-                throw new IllegalArgumentException("event frames take more than the " + framedBytes + " bytes announced");
-            }
-            putEventFrame(a, p, payload, n);
-            p += 8 + n;
-        }
-        if (p != end) {
-            throw new IllegalArgumentException("event frames take " + (p - start) + " bytes, not the " + framedBytes
-                    + " announced");
-        }
-        buf.position(p - base);
+        int p = putEventFrames(buf.array(), start, start + framedBytes, payloads, framedBytes);
+        buf.position(checkFramed(start, p, framedBytes) - base);
     }
 
     /**
@@ -231,23 +216,32 @@ public final class WireOutput {
         int end = start + framedBytes;
         int p = start;
         for (int g = 0, groupCount = groups.size(); g < groupCount; g++) {
-            List<ByteBuffer> payloads = groups.get(g).payloads();
-            for (int i = 0, count = payloads.size(); i < count; i++) {
-                ByteBuffer payload = payloads.get(i);
-                int n = payload.remaining();
-                if (n > end - p - 8) {
-                    throw new IllegalArgumentException("event frames take more than the " + framedBytes
-                            + " bytes announced");
-                }
-                putEventFrame(a, p, payload, n);
-                p += 8 + n;
-            }
+            p = putEventFrames(a, p, end, groups.get(g).payloads(), framedBytes);
         }
-        if (p != end) {
+        buf.position(checkFramed(start, p, framedBytes) - base);
+    }
+
+    /** Puts the frames of {@code payloads} at {@code a[p]}, no further than {@code end}; returns where they end. */
+    private static int putEventFrames(byte[] a, int p, int end, List<ByteBuffer> payloads, int framedBytes) {
+        for (int i = 0, count = payloads.size(); i < count; i++) {
+            ByteBuffer payload = payloads.get(i);
+            int n = payload.remaining();
+            if (n > end - p - 8) {
+                throw new IllegalArgumentException("event frames take more than the " + framedBytes
+                        + " bytes announced");
+            }
+            putEventFrame(a, p, payload, n);
+            p += 8 + n;
+        }
+        return p;
+    }
+
+    private static int checkFramed(int start, int p, int framedBytes) {
+        if (p != start + framedBytes) {
             throw new IllegalArgumentException("event frames take " + (p - start) + " bytes, not the " + framedBytes
                     + " announced");
         }
-        buf.position(p - base);
+        return p;
     }
 
     /** Writes {@code len} bytes of {@code src} starting at {@code off}. */
