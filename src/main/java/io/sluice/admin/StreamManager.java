@@ -2,9 +2,11 @@ package io.sluice.admin;
 
 import java.util.List;
 
+import io.sluice.stream.EventPointer;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
+import io.sluice.stream.Serializer;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 
@@ -64,6 +66,19 @@ public interface StreamManager {
 
     /** @return the stream's current segments with their key ranges */
     List<SegmentRange> currentSegments(String scope, String stream);
+
+    /**
+     * Reads one event by its pointer ({@link io.sluice.stream.EventRead#pointer()}), without a reader or a reader
+     * group. Blocks for the read; follows a moved segment and refreshes an expired token.
+     *
+     * @param pointer where the event is
+     * @param serializer turns its bytes into the event
+     * @return the event
+     * @throws io.sluice.errors.NoSuchSegmentException if its segment is gone
+     * @throws io.sluice.errors.SegmentTruncatedException if it was truncated away
+     * @throws IllegalArgumentException if there is no event at the pointer
+     */
+    <T> T fetchEvent(EventPointer pointer, Serializer<T> serializer);
 
     /** Seals the stream: no more writes; readers reach its end. */
     void sealStream(String scope, String stream);

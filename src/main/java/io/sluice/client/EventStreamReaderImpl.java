@@ -20,6 +20,7 @@ import io.sluice.stream.EventDeserializationException;
 import io.sluice.stream.EventPointer;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
+import io.sluice.stream.Position;
 import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.Segment;
 import io.sluice.stream.Serializer;
@@ -69,6 +70,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private final String group;
     private final String readerId;
     private final Serializer<T> serializer;
+    private final ReaderConfig config;
     private final SegmentCalls calls;
     private final ReadTokens tokens;
     private final GroupStateClient state;
@@ -102,7 +104,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             throw new IllegalArgumentException("reader id must have 1 to 1024 characters: '" + readerId + "'");
         }
         this.serializer = Objects.requireNonNull(serializer, "serializer");
-        Objects.requireNonNull(config, "config");
+        this.config = Objects.requireNonNull(config, "config");
         this.onClose = onClose;
         this.tokens = new ReadTokens(controller);
         this.calls = stores.calls().withConfig(new SegmentCalls.Config(RetryPolicies.toRetry(config.retry()),
@@ -286,16 +288,33 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     // ------------------------------------------------------------------ close
 
     @Override
+    public ReaderConfig config() {
+        return config;
+    }
+
+    @Override
     public void close() {
+        closeAt(null, false);
+    }
+
+    @Override
+    public void closeAt(Position position) {
+        closeAt(Objects.requireNonNull(position, "position"), true);
+    }
+
+    /** Leaves the group at {@code position}, or where the reader stands if it is null. */
+    private void closeAt(Position position, boolean explicit) {
         if (!closing.compareAndSet(false, true)) {
             return;
         }
         closed = true;
         boolean consumerLeft = awaitConsumer();
         membership.stop();
+        IllegalArgumentException refused = null;
         try {
             if (consumerLeft) {
-                member.leave();
+                refused = position == null ? null : member.checkLeavingAt(position);
+                member.leave(refused == null ? position : null);
             }
         } catch (RuntimeException e) {
             LOG.warn("reader {} could not leave group {}/{} cleanly ({}); its segments return to the group after its "
@@ -306,6 +325,9 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             if (onClose != null) {
                 onClose.run();
             }
+        }
+        if (refused != null) {
+            throw refused;
         }
     }
 

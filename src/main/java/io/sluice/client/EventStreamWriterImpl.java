@@ -303,6 +303,11 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     }
 
     @Override
+    public WriterConfig config() {
+        return config;
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;

@@ -22,6 +22,7 @@ import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
 import io.sluice.readergroup.ReaderGroupState.Owned;
 import io.sluice.readergroup.ReaderGroupState.ReaderInfo;
 import io.sluice.stream.ReaderConfig;
+import io.sluice.stream.Position;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
 import org.slf4j.Logger;
@@ -116,9 +117,39 @@ final class GroupMember {
 
     /** Leaves the group, giving every owned segment back where the reader stands. Blocks for the update. */
     void leave() {
+        leave(null);
+    }
+
+    /**
+     * Leaves the group, giving the owned segments back at {@code position}: a segment not in it where the reader
+     * started reading it (its recover point); {@code null} for where the reader stands. Blocks for the update.
+     */
+    void leave(Position position) {
         TreeMap<Segment, Long> offsets = segments.offsets();
+        if (position != null) {
+            Map<Segment, Membership.Held> held = segments.held();
+            offsets.replaceAll((segment, at) -> position.segments().getOrDefault(segment,
+                    held.get(segment).recoverFrom()));
+        }
         long inc = incarnation;
         state.update(s -> Membership.leave(s, readerId, inc, offsets));
+    }
+
+    /**
+     * @return why the reader cannot leave at {@code position} (it lies beyond what the reader handed out in a segment
+     *     it owns), or null if it can
+     */
+    IllegalArgumentException checkLeavingAt(Position position) {
+        TreeMap<Segment, Long> offsets = segments.offsets();
+        for (Map.Entry<Segment, Long> e : position.segments().entrySet()) {
+            Long at = offsets.get(e.getKey());
+            if (at != null && e.getValue() > at) {
+                return new IllegalArgumentException("reader " + readerId + " cannot close at offset " + e.getValue()
+                        + " of segment " + e.getKey() + ": it has handed out events up to offset " + at + " only, and "
+                        + "closing there would skip events nobody read; it closed at its own position instead");
+            }
+        }
+        return null;
     }
 
     // ------------------------------------------------------------------ attention

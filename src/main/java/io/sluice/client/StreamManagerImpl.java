@@ -5,23 +5,26 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 import io.sluice.admin.StreamInfo;
 import io.sluice.admin.StreamManager;
 import io.sluice.auth.AccessOperation;
 import io.sluice.common.Deadline;
-import io.sluice.segment.SegmentCalls;
-import io.sluice.segment.SegmentMetadataClient;
-import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.ScaleResult;
 import io.sluice.controller.StreamSegments;
 import io.sluice.errors.SluiceException;
+import io.sluice.segment.DelegationTokenProvider;
+import io.sluice.segment.SegmentCalls;
+import io.sluice.segment.SegmentMetadataClient;
+import io.sluice.stream.EventPointer;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
+import io.sluice.stream.Serializer;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 
@@ -31,10 +34,13 @@ final class StreamManagerImpl implements StreamManager {
 
     private final ControllerClient controller;
     private final SegmentCalls calls;
+    /** Read tokens per stream, for {@link #fetchEvent}. */
+    private final ReadTokens readTokens;
 
     StreamManagerImpl(ControllerClient controller, SegmentCalls calls) {
         this.controller = controller;
         this.calls = calls;
+        this.readTokens = new ReadTokens(controller);
     }
 
     @Override
@@ -125,9 +131,17 @@ final class StreamManagerImpl implements StreamManager {
         Map<Segment, Long> tail = new TreeMap<>();
         Deadline deadline = Deadline.after(SEGMENT_INFO_TIMEOUT);
         for (Segment segment : current.segments()) {
-            tail.put(segment, new SegmentMetadataClient(calls, segment.qualifiedName(), tokens).info(deadline).length());
+            SegmentMetadataClient metadata = new SegmentMetadataClient(calls, segment.qualifiedName(), tokens);
+            tail.put(segment, metadata.info(deadline).length());
         }
         return new StreamInfo(s, config, head, StreamCut.of(tail), false);
+    }
+
+    @Override
+    public <T> T fetchEvent(EventPointer pointer, Serializer<T> serializer) {
+        Objects.requireNonNull(pointer, "pointer");
+        Objects.requireNonNull(serializer, "serializer");
+        return new EventFetcher<>(calls, readTokens, serializer).fetch(pointer);
     }
 
     @Override

@@ -59,6 +59,23 @@ public interface EventStreamReader<T> extends AutoCloseable {
     /** @return the reader's id within its group */
     String readerId();
 
+    /** @return the configuration the reader was created with */
+    ReaderConfig config();
+
+    /**
+     * Leaves the group like {@link #close()}, but gives the reader's segments back at {@code position} (typically
+     * {@link EventRead#position()} of the last event the application processed) instead of where the reader stands:
+     * the events it handed out after {@code position} are read again by the group. A segment the reader owns that is
+     * not in {@code position} (it took it over later) goes back where the reader started reading it; segments of
+     * {@code position} the reader no longer owns are left alone. Blocks like {@link #close()}; idempotent with it.
+     *
+     * @param position where the application stands
+     * @throws NullPointerException if {@code position} is null
+     * @throws IllegalArgumentException if {@code position} lies beyond what the reader handed out in a segment it owns
+     *     (that would skip events nobody read); the reader is then closed at its own position, so nothing is lost
+     */
+    void closeAt(Position position);
+
     /**
      * Leaves the group: the reader's segments go back to the group at the reader's position (every event it handed
      * out counts as processed), and its threads stop. Blocks for one update of the group state; waits for a

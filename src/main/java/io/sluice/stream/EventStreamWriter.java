@@ -72,6 +72,9 @@ public interface EventStreamWriter<T> extends AutoCloseable {
      */
     void noteTime(long timestamp);
 
+    /** @return the configuration the writer was created with */
+    WriterConfig config();
+
     /**
      * Flushes, then releases the writer's connections and threads. Writes that failed are not reported again here
      * (their handles and {@link #flush()} report them).

@@ -50,6 +50,7 @@ import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
+import io.sluice.stream.Position;
 import io.sluice.stream.StreamCut;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -624,6 +625,82 @@ class EventStreamReaderTest {
             assertThat(truncated).hasMessageContaining(segment.qualifiedName()).hasMessageContaining("truncated")
                     .hasMessageContaining("continues at offset " + 100L * framed);
             assertThat(reader.readNextEvent(Duration.ofSeconds(10)).event()).startsWith("100");
+        }
+    }
+
+    // ------------------------------------------------------------------ closeAt, config
+
+    @Test
+    void aReaderClosedAtAPositionHandsBackWhatItReadAfterIt() {
+        createStream(1);
+        write(1, 0, 10);
+        controller.sealStream(STREAM);
+        groups.createReaderGroup("g", fastGroup().build()).close();
+        List<String> first = new ArrayList<>();
+        Position processed;
+        try (EventStreamReader<String> reader = reader("g", "a")) {
+            assertThat(reader.config()).isEqualTo(ReaderConfig.DEFAULT);
+            EventRead<String> third = null;
+            while (first.size() < 6) {
+                EventRead<String> e = reader.readNextEvent(Duration.ofSeconds(10));
+                if (e.event() != null) {
+                    first.add(e.event());
+                    if (first.size() == 3) {
+                        third = e;
+                    }
+                }
+            }
+            processed = third.position();
+            reader.closeAt(processed);
+        }
+        assertThat(first).containsExactly("k0:0", "k0:1", "k0:2", "k0:3", "k0:4", "k0:5");
+        Queue<String> rest = new ConcurrentLinkedQueue<>();
+        try (EventStreamReader<String> next = reader("g", "b")) {
+            drain(next, rest);
+        }
+        assertThat(rest).as("the events handed out after the position are read again, none before it")
+                .containsExactly("k0:3", "k0:4", "k0:5", "k0:6", "k0:7", "k0:8", "k0:9");
+    }
+
+    @Test
+    void aPositionBeyondWhatTheReaderHandedOutIsRefusedAndNothingIsSkipped() {
+        createStream(1);
+        write(1, 0, 10);
+        controller.sealStream(STREAM);
+        groups.createReaderGroup("g", fastGroup().build()).close();
+        List<String> first = new ArrayList<>();
+        EventStreamReader<String> reader = reader("g", "a");
+        Position beyond = null;
+        while (first.size() < 2) {
+            EventRead<String> e = reader.readNextEvent(Duration.ofSeconds(10));
+            if (e.event() != null) {
+                first.add(e.event());
+                Map<Segment, Long> ahead = new HashMap<>(e.position().segments());
+                ahead.replaceAll((segment, offset) -> offset + 1000);
+                beyond = Position.of(ahead);
+            }
+        }
+        Position bogus = beyond;
+        assertThatThrownBy(() -> reader.closeAt(bogus)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("would skip events nobody read");
+        Queue<String> rest = new ConcurrentLinkedQueue<>();
+        try (EventStreamReader<String> next = reader("g", "b")) {
+            drain(next, rest);
+        }
+        assertThat(rest).as("closed at its own position instead").hasSize(8).startsWith("k0:2");
+    }
+
+    @Test
+    void theStreamManagerFetchesAnEventByItsPointer() {
+        createStream(2);
+        write(4, 0, 5);
+        groups.createReaderGroup("g", fastGroup().build()).close();
+        try (EventStreamReader<String> reader = reader("g", "a")) {
+            EventRead<String> e = reader.readNextEvent(Duration.ofSeconds(10));
+            while (e.event() == null) {
+                e = reader.readNextEvent(Duration.ofSeconds(10));
+            }
+            assertThat(client.streamManager().fetchEvent(e.pointer(), Serializers.utf8())).isEqualTo(e.event());
         }
     }
 

@@ -99,6 +99,7 @@ class EventStreamWriterTest {
         createStream(4);
         List<SegmentRange> ranges = controller.currentSegments(STREAM).ranges();
         try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            assertThat(writer.config()).isEqualTo(WriterConfig.DEFAULT);
             for (int i = 0; i < 4000; i++) {
                 writer.write("key-" + (i % 40), "key-" + (i % 40) + ":" + i);
             }
