@@ -9,6 +9,7 @@ import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
+import io.sluice.stream.TransactionInfo;
 
 /**
  * Creates, inspects, changes and deletes scopes and streams. Every method blocks until the controller has answered
@@ -79,6 +80,13 @@ public interface StreamManager {
      * @throws IllegalArgumentException if there is no event at the pointer
      */
     <T> T fetchEvent(EventPointer pointer, Serializer<T> serializer);
+
+    /**
+     * The stream's recently completed transactions (committed or aborted), as the controller keeps them.
+     *
+     * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist
+     */
+    List<TransactionInfo> listCompletedTransactions(String scope, String stream);
 
     /** Seals the stream: no more writes; readers reach its end. */
     void sealStream(String scope, String stream);

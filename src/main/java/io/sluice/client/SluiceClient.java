@@ -17,6 +17,8 @@ import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Serializer;
+import io.sluice.stream.Transaction;
+import io.sluice.stream.TransactionalEventStreamWriter;
 import io.sluice.stream.WriterConfig;
 
 /**
@@ -83,6 +85,23 @@ public final class SluiceClient implements AutoCloseable {
     /** Creates a writer. See {@link #newWriter(String, String, Serializer)}. */
     public <T> EventStreamWriter<T> newWriter(String scope, String stream, Serializer<T> serializer, WriterConfig writerConfig) {
         return new EventStreamWriterImpl<>(ScopedStream.of(scope, stream), serializer, writerConfig, controller, stores);
+    }
+
+    /**
+     * Creates a transactional writer with default settings: it opens {@link Transaction}s on the stream, each with
+     * the default lease ({@link WriterConfig#transactionLease()}).
+     */
+    public <T> TransactionalEventStreamWriter<T> newTransactionalWriter(String scope, String stream,
+                                                                       Serializer<T> serializer) {
+        return newTransactionalWriter(scope, stream, serializer, WriterConfig.DEFAULT);
+    }
+
+    /** Creates a transactional writer. See {@link #newTransactionalWriter(String, String, Serializer)}. */
+    public <T> TransactionalEventStreamWriter<T> newTransactionalWriter(String scope, String stream,
+                                                                       Serializer<T> serializer,
+                                                                       WriterConfig writerConfig) {
+        return new TransactionalEventStreamWriterImpl<>(ScopedStream.of(scope, stream), serializer, writerConfig,
+                controller, stores);
     }
 
     /**

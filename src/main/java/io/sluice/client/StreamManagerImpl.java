@@ -27,6 +27,7 @@ import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
+import io.sluice.stream.TransactionInfo;
 
 /** {@link StreamManager} over the controller client, plus the segment stores for tail offsets. */
 final class StreamManagerImpl implements StreamManager {
@@ -147,6 +148,11 @@ final class StreamManagerImpl implements StreamManager {
     @Override
     public List<SegmentRange> currentSegments(String scope, String stream) {
         return controller.currentSegments(ScopedStream.of(scope, stream)).ranges();
+    }
+
+    @Override
+    public List<TransactionInfo> listCompletedTransactions(String scope, String stream) {
+        return controller.listCompletedTransactions(ScopedStream.of(scope, stream));
     }
 
     @Override

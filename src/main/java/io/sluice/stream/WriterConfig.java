@@ -14,9 +14,12 @@ import java.util.Objects;
  *     pending writes fail only once the policy's whole backoff (about 90 s for the default) has passed without a
  *     connection. Change the cap with {@code retry.withMaxReconnectBackoff(...)}
  * @param maxBlockBytes the most bytes of events one append block carries (at most what one frame can carry)
+ * @param transactionLease how long a transaction stays open without a ping (the controller aborts it after that;
+ *     an open transaction pings at a third of it). 30 s by default; the controller bounds it (the embedded
+ *     server accepts 10 s to 600 s by default)
  */
 public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry,
-                           int maxBlockBytes) {
+                           int maxBlockBytes, Duration transactionLease) {
 
     /**
      * The most event bytes (framing included) one append frame carries: a Pravega segment store refuses frames longer
@@ -25,9 +28,17 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
      */
     public static final int MAX_BLOCK_BYTES = 0xFFFFFF - 24;
 
-    /** 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks. */
+    /** The default {@link #transactionLease()}. */
+    public static final Duration DEFAULT_TRANSACTION_LEASE = Duration.ofSeconds(30);
+
+    /** 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks, 30 s transaction lease. */
     public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
-            RetryPolicy.PRAVEGA, 1024 * 1024);
+            RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE);
+
+    /** A configuration with the default transaction lease. */
+    public WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry, int maxBlockBytes) {
+        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, DEFAULT_TRANSACTION_LEASE);
+    }
 
     /** Checks the values. */
     public WriterConfig {
@@ -41,20 +52,29 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
             throw new IllegalArgumentException("maxBlockBytes must be between 1024 and " + MAX_BLOCK_BYTES
                     + " (what one append frame carries): " + maxBlockBytes);
         }
+        Objects.requireNonNull(transactionLease, "transactionLease");
+        if (transactionLease.toMillis() < 1) {
+            throw new IllegalArgumentException("transactionLease must be at least 1 ms: " + transactionLease);
+        }
     }
 
     /** @return a copy with another outstanding-bytes bound */
     public WriterConfig withMaxOutstandingBytes(long bytes) {
-        return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes);
+        return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes, transactionLease);
     }
 
     /** @return a copy with another backpressure timeout */
     public WriterConfig withBackpressureTimeout(Duration timeout) {
-        return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes);
+        return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes, transactionLease);
     }
 
     /** @return a copy with another retry policy */
     public WriterConfig withRetry(RetryPolicy r) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease);
+    }
+
+    /** @return a copy with another transaction lease */
+    public WriterConfig withTransactionLease(Duration lease) {
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, lease);
     }
 }
