@@ -1,0 +1,117 @@
+package io.sluice.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.sluice.admin.StreamManager;
+import io.sluice.client.SluiceClient;
+import io.sluice.common.Deadline;
+import io.sluice.errors.TransactionFailedException;
+import io.sluice.stream.EventRead;
+import io.sluice.stream.EventStreamReader;
+import io.sluice.stream.ReaderGroupConfig;
+import io.sluice.stream.ScalingPolicy;
+import io.sluice.stream.ScopedStream;
+import io.sluice.stream.Serializers;
+import io.sluice.stream.StreamConfiguration;
+import io.sluice.stream.Transaction;
+import io.sluice.stream.TransactionInfo;
+import io.sluice.stream.TransactionalEventStreamWriter;
+import io.sluice.stream.TxnState;
+
+/**
+ * Against the real Pravega 0.13: a committed transaction is read whole and an aborted one never, an ended
+ * transaction refuses writes, getTxn finds one by id, and the stream manager lists completed transactions.
+ */
+@CompatTest
+@Timeout(180)
+class TransactionCompatTest {
+    private static SluiceClient client;
+    private static StreamManager streams;
+
+    @BeforeAll
+    static void connect() {
+        client = SluiceClient.connect(RealPravega.controllerUri().toString());
+        streams = client.streamManager();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Test
+    void transactionsCommitWholeAbortNeverAndEndedOnesSayWhy() {
+        String scope = RealPravega.uniqueName("compat-txn");
+        streams.createScope(scope);
+        streams.createStream(scope, "s", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
+        List<String> expected = new ArrayList<>();
+        UUID committedId;
+        UUID abortedId;
+        try (TransactionalEventStreamWriter<String> tx = client.newTransactionalWriter(scope, "s", Serializers.utf8());
+             TransactionalEventStreamWriter<String> other = client.newTransactionalWriter(scope, "s",
+                     Serializers.utf8())) {
+            Transaction<String> aborted = tx.beginTxn();
+            Transaction<String> committed = tx.beginTxn();
+            for (int i = 0; i < 10; i++) {
+                for (int k = 0; k < 3; k++) {
+                    committed.write("k" + k, "k" + k + ":" + i);
+                    expected.add("k" + k + ":" + i);
+                    aborted.write("k" + k, "gone:" + i);
+                }
+            }
+            committed.writeAll("k0", List.of("k0:all-1", "k0:all-2"));
+            expected.add("k0:all-1");
+            expected.add("k0:all-2");
+            aborted.flush();
+            aborted.abort();
+            assertThat(aborted.status()).isEqualTo(TxnState.ABORTED);
+            Transaction<String> found = other.getTxn(committed.id());
+            assertThat(found.status()).isEqualTo(TxnState.OPEN);
+            committed.commit();
+            assertThat(found.status()).isEqualTo(TxnState.COMMITTED);
+            assertThatThrownBy(() -> committed.write("k0", "late")).isInstanceOf(TransactionFailedException.class)
+                    .hasMessageContaining("committed");
+            assertThatThrownBy(committed::commit).isInstanceOf(TransactionFailedException.class)
+                    .hasMessageContaining("COMMITTED");
+            committedId = committed.id();
+            abortedId = aborted.id();
+        }
+
+        client.readerGroupManager(scope).createReaderGroup("g", ReaderGroupConfig.builder()
+                .stream(ScopedStream.of(scope, "s")).groupRefreshTimeMillis(100).disableAutomaticCheckpoints().build())
+                .close();
+        List<String> read = new ArrayList<>();
+        try (EventStreamReader<String> reader = client.newReader(scope, "g", "a", Serializers.utf8())) {
+            Deadline deadline = Deadline.after(Duration.ofSeconds(60));
+            while (read.size() < expected.size()) {
+                assertThat(deadline.expired()).as("read %s of %s in time", read.size(), expected.size()).isFalse();
+                EventRead<String> e = reader.readNextEvent(Duration.ofMillis(500));
+                if (e.event() != null) {
+                    read.add(e.event());
+                }
+            }
+            assertThat(reader.readNextEvent(Duration.ofSeconds(1)).event()).isNull();
+        }
+        assertThat(read).containsExactlyInAnyOrderElementsOf(expected);
+        List<String> k0 = read.stream().filter(e -> e.startsWith("k0:")).toList();
+        assertThat(k0.subList(k0.size() - 2, k0.size())).containsExactly("k0:all-1", "k0:all-2");
+
+        List<TransactionInfo> done = streams.listCompletedTransactions(scope, "s");
+        ScopedStream stream = ScopedStream.of(scope, "s");
+        assertThat(done).contains(new TransactionInfo(stream, committedId, TxnState.COMMITTED),
+                new TransactionInfo(stream, abortedId, TxnState.ABORTED));
+    }
+}
