@@ -9,6 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.sluice.admin.ReaderGroup;
 import io.sluice.common.Deadline;
@@ -27,6 +29,7 @@ import io.sluice.stream.Transaction;
 import io.sluice.stream.TransactionInfo;
 import io.sluice.stream.TransactionalEventStreamWriter;
 import io.sluice.stream.TxnState;
+import io.sluice.stream.WriterConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -215,5 +218,44 @@ class TransactionTest {
         List<TransactionInfo> done = client.streamManager().listCompletedTransactions(STREAM.scope(), STREAM.name());
         assertThat(done).contains(new TransactionInfo(STREAM, committed, TxnState.COMMITTED),
                 new TransactionInfo(STREAM, aborted, TxnState.ABORTED));
+    }
+
+    @Test
+    void thePingerKeepsTheLeaseAndATransactionAbortedElsewhereEnds() {
+        WriterConfig config = WriterConfig.DEFAULT.withTransactionLease(Duration.ofSeconds(10));
+        try (TransactionalEventStreamWriter<String> tx = client.newTransactionalWriter(STREAM.scope(), STREAM.name(),
+                Serializers.utf8(), config)) {
+            assertThat(tx.config()).isEqualTo(config);
+            Transaction<String> kept = tx.beginTxn();
+            Transaction<String> victim = tx.beginTxn();
+            victim.write("a", "a:1");
+            victim.flush();
+            // the controller aborts a transaction 10 s after its last ping: open after 13 s means it was pinged
+            Deadline beyondLease = Deadline.after(Duration.ofSeconds(13));
+            while (!beyondLease.expired()) {
+                assertThat(kept.status()).as("pinged, so still open").isEqualTo(TxnState.OPEN);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+            }
+            kept.write("b", "b:1");
+            kept.commit();
+
+            controller.abortTransaction(STREAM, victim.id());
+            TransactionFailedException failed = null;
+            Deadline deadline = Deadline.after(Duration.ofSeconds(30));
+            while (failed == null) {
+                assertThat(deadline.expired()).as("the transaction aborted elsewhere ended here in time").isFalse();
+                try {
+                    victim.write("a", "a:late");
+                    victim.flush();
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                } catch (TransactionFailedException e) {
+                    failed = e;
+                }
+            }
+            assertThat(failed).hasMessageContaining(victim.id().toString());
+            assertThatThrownBy(victim::commit).isInstanceOf(TransactionFailedException.class)
+                    .hasMessageContaining("ABORTED");
+        }
+        assertThat(readAll("g", 1)).containsExactly("b:1");
     }
 }
