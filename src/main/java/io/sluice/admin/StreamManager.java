@@ -82,7 +82,9 @@ public interface StreamManager {
     <T> T fetchEvent(EventPointer pointer, Serializer<T> serializer);
 
     /**
-     * The stream's recently completed transactions (committed or aborted), as the controller keeps them.
+     * The stream's completed transactions (committed or aborted), as the controller keeps them. The real Pravega
+     * 0.13 lists only those of its first batch of completed transactions (its controller reads batch 0), so on a
+     * cluster that has run a while it may list none; the embedded server lists the stream's recent ones.
      *
      * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist
      */
