@@ -7,7 +7,8 @@ import java.util.UUID;
  * aborted.
  *
  * <pre>{@code
- * try (TransactionalEventStreamWriter<String> tx = client.newTransactionalWriter("shop", "orders", Serializers.utf8())) {
+ * try (TransactionalEventStreamWriter<String> tx =
+ *              client.newTransactionalWriter("shop", "orders", Serializers.utf8())) {
  *     Transaction<String> txn = tx.beginTxn();
  *     txn.write("customer-42", "order placed");
  *     txn.writeAll("customer-42", List.of("paid", "shipped"));
