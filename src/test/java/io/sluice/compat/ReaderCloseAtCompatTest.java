@@ -6,13 +6,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.sluice.admin.StreamManager;
-import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
@@ -31,40 +28,26 @@ import io.sluice.stream.StreamConfiguration;
 @CompatTest
 @Timeout(120)
 class ReaderCloseAtCompatTest {
-    private static SluiceClient client;
-    private static StreamManager streams;
-
-    @BeforeAll
-    static void connect() {
-        client = SluiceClient.connect(RealPravega.controllerUri().toString());
-        streams = client.streamManager();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (client != null) {
-            client.close();
-        }
-    }
+    @RegisterExtension
+    static final RealPravegaScope real = new RealPravegaScope("compat-closeat");
 
     @Test
     void aReaderClosedAtAPositionHandsBackWhatItReadAfterItAndEventsAreFetchedByPointer() {
-        String scope = RealPravega.uniqueName("compat-closeat");
-        streams.createScope(scope);
-        streams.createStream(scope, "s", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
-        try (EventStreamWriter<String> writer = client.newWriter(scope, "s", Serializers.utf8())) {
+        String scope = real.scope;
+        real.streams.createStream(scope, "s", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
+        try (EventStreamWriter<String> writer = real.client.newWriter(scope, "s", Serializers.utf8())) {
             for (int i = 0; i < 10; i++) {
                 writer.write("k", "e" + i);
             }
             writer.flush();
         }
-        streams.sealStream(scope, "s");
-        client.readerGroupManager(scope).createReaderGroup("g", ReaderGroupConfig.builder()
+        real.streams.sealStream(scope, "s");
+        real.client.readerGroupManager(scope).createReaderGroup("g", ReaderGroupConfig.builder()
                 .stream(ScopedStream.of(scope, "s")).groupRefreshTimeMillis(100).disableAutomaticCheckpoints().build())
                 .close();
 
         List<EventRead<String>> first = new ArrayList<>();
-        try (EventStreamReader<String> reader = client.newReader(scope, "g", "a", Serializers.utf8())) {
+        try (EventStreamReader<String> reader = real.client.newReader(scope, "g", "a", Serializers.utf8())) {
             while (first.size() < 6) {
                 EventRead<String> e = reader.readNextEvent(Duration.ofSeconds(10));
                 if (e.event() != null) {
@@ -74,11 +57,11 @@ class ReaderCloseAtCompatTest {
             Position processed = first.get(2).position();
             reader.closeAt(processed);
         }
-        assertThat(streams.fetchEvent(first.get(4).pointer(), Serializers.utf8())).isEqualTo("e4");
+        assertThat(real.streams.fetchEvent(first.get(4).pointer(), Serializers.utf8())).isEqualTo("e4");
 
         List<String> rest = new ArrayList<>();
         Deadline deadline = Deadline.after(Duration.ofSeconds(60));
-        try (EventStreamReader<String> next = client.newReader(scope, "g", "b", Serializers.utf8())) {
+        try (EventStreamReader<String> next = real.client.newReader(scope, "g", "b", Serializers.utf8())) {
             while (true) {
                 assertThat(deadline.expired()).as("the second reader read the rest in time").isFalse();
                 EventRead<String> e = next.readNextEvent(Duration.ofMillis(200));
@@ -91,6 +74,5 @@ class ReaderCloseAtCompatTest {
             }
         }
         assertThat(rest).containsExactly("e3", "e4", "e5", "e6", "e7", "e8", "e9");
-        assertThat(streams.deleteScopeRecursive(scope)).isTrue();
     }
 }

@@ -10,13 +10,10 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.sluice.admin.StreamManager;
-import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.errors.TransactionFailedException;
 import io.sluice.stream.EventRead;
@@ -39,32 +36,18 @@ import io.sluice.stream.WriterConfig;
 @CompatTest
 @Timeout(180)
 class TransactionCompatTest {
-    private static SluiceClient client;
-    private static StreamManager streams;
-
-    @BeforeAll
-    static void connect() {
-        client = SluiceClient.connect(RealPravega.controllerUri().toString());
-        streams = client.streamManager();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (client != null) {
-            client.close();
-        }
-    }
+    @RegisterExtension
+    static final RealPravegaScope real = new RealPravegaScope("compat-txn");
 
     @Test
     void transactionsCommitWholeAbortNeverAndEndedOnesSayWhy() {
-        String scope = RealPravega.uniqueName("compat-txn");
-        streams.createScope(scope);
-        streams.createStream(scope, "s", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
+        String scope = real.scope;
+        real.streams.createStream(scope, "s", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
         List<String> expected = new ArrayList<>();
         UUID committedId;
         UUID abortedId;
-        try (TransactionalEventStreamWriter<String> tx = client.newTransactionalWriter(scope, "s", Serializers.utf8());
-             TransactionalEventStreamWriter<String> other = client.newTransactionalWriter(scope, "s",
+        try (TransactionalEventStreamWriter<String> tx = real.client.newTransactionalWriter(scope, "s", Serializers.utf8());
+             TransactionalEventStreamWriter<String> other = real.client.newTransactionalWriter(scope, "s",
                      Serializers.utf8())) {
             Transaction<String> aborted = tx.beginTxn();
             Transaction<String> committed = tx.beginTxn();
@@ -93,11 +76,11 @@ class TransactionCompatTest {
             abortedId = aborted.id();
         }
 
-        client.readerGroupManager(scope).createReaderGroup("g", ReaderGroupConfig.builder()
+        real.client.readerGroupManager(scope).createReaderGroup("g", ReaderGroupConfig.builder()
                 .stream(ScopedStream.of(scope, "s")).groupRefreshTimeMillis(100).disableAutomaticCheckpoints().build())
                 .close();
         List<String> read = new ArrayList<>();
-        try (EventStreamReader<String> reader = client.newReader(scope, "g", "a", Serializers.utf8())) {
+        try (EventStreamReader<String> reader = real.client.newReader(scope, "g", "a", Serializers.utf8())) {
             Deadline deadline = Deadline.after(Duration.ofSeconds(60));
             while (read.size() < expected.size()) {
                 assertThat(deadline.expired()).as("read %s of %s in time", read.size(), expected.size()).isFalse();
@@ -115,7 +98,7 @@ class TransactionCompatTest {
         // Pravega 0.13's controller lists only its first batch of completed transactions (batch 0), so on a cluster
         // that has run a while the list may lack ours: what it lists of them must have the right state
         ScopedStream stream = ScopedStream.of(scope, "s");
-        List<TransactionInfo> done = streams.listCompletedTransactions(scope, "s");
+        List<TransactionInfo> done = real.streams.listCompletedTransactions(scope, "s");
         assertThat(done).allMatch(t -> t.stream().equals(stream))
                 .isSubsetOf(new TransactionInfo(stream, committedId, TxnState.COMMITTED),
                         new TransactionInfo(stream, abortedId, TxnState.ABORTED));
@@ -123,13 +106,12 @@ class TransactionCompatTest {
 
     @Test
     void thePingerKeepsTheLeaseAndATransactionAbortedElsewhereEnds() {
-        String scope = RealPravega.uniqueName("compat-txn-lease");
-        streams.createScope(scope);
-        streams.createStream(scope, "s", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
+        String scope = real.scope;
+        real.streams.createStream(scope, "lease", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
         WriterConfig config = WriterConfig.DEFAULT.withTransactionLease(Duration.ofSeconds(10));
-        try (TransactionalEventStreamWriter<String> tx = client.newTransactionalWriter(scope, "s", Serializers.utf8(),
+        try (TransactionalEventStreamWriter<String> tx = real.client.newTransactionalWriter(scope, "lease", Serializers.utf8(),
                 config);
-             TransactionalEventStreamWriter<String> other = client.newTransactionalWriter(scope, "s",
+             TransactionalEventStreamWriter<String> other = real.client.newTransactionalWriter(scope, "lease",
                      Serializers.utf8())) {
             Transaction<String> kept = tx.beginTxn();
             Transaction<String> victim = tx.beginTxn();
