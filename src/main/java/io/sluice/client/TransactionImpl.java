@@ -65,6 +65,8 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
     /** Why the transaction ended; null while it is open. Set once by compare-and-set, refined after a failure. */
     private final AtomicReference<String> ended = new AtomicReference<>();
     private final CountDownLatch stopPinging = new CountDownLatch(1);
+    /** When the lease last started (creation, or the sending of the last ping the controller accepted). */
+    private volatile long leaseStartNanos = System.nanoTime();
 
     /**
      * Starts the segment writers and the pinger of an open transaction.
@@ -140,6 +142,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
     }
 
     private void submit(PendingEvent event) {
+        checkLease();
         checkOpen("write to");
         int bytes = event.framedSize();
         acquire(bytes);
@@ -174,6 +177,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
 
     @Override
     public void flush() {
+        checkLease();
         checkOpen("flush");
         try {
             tracker.flush().get();
@@ -198,6 +202,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
     }
 
     private void commit(OptionalLong timestamp) {
+        checkLease();
         if (ended.get() != null) {
             throw new TransactionFailedException(reasonWithState("commit"));
         }
@@ -275,7 +280,6 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
     private void pingLoop() {
         Duration lease = config.transactionLease();
         long interval = Math.max(1, lease.toMillis() / 3);
-        long lastOk = System.nanoTime();
         while (true) {
             try {
                 if (stopPinging.await(interval, TimeUnit.MILLISECONDS)) {
@@ -284,6 +288,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
             } catch (InterruptedException e) {
                 return;
             }
+            long sent = System.nanoTime();
             try {
                 TxnState state = controller.pingTransaction(stream, id, lease);
                 if (state != TxnState.OPEN) {
@@ -291,12 +296,12 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
                             + " (another client ended it, or its lease ran out)");
                     return;
                 }
-                lastOk = System.nanoTime();
+                leaseStartNanos = sent;
             } catch (TransactionFailedException e) {
                 end("the lease of transaction " + id + " of " + stream + " was lost: " + e.getMessage());
                 return;
             } catch (RuntimeException e) {
-                if (System.nanoTime() - lastOk >= lease.toNanos()) {
+                if (System.nanoTime() - leaseStartNanos >= lease.toNanos()) {
                     end("the lease of transaction " + id + " of " + stream + " ran out: no ping succeeded for "
                             + lease.toMillis() + " ms (" + e.getMessage() + ")");
                     return;
@@ -320,6 +325,26 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
             LOG.info("{}", why);
         }
         release();
+    }
+
+    /**
+     * Ends the transaction if its lease ran out: no ping the controller accepted for a whole lease (the pinger could
+     * not reach it, or was stopped), so the controller aborts it, if it has not already.
+     */
+    private void checkLease() {
+        long silentNanos = System.nanoTime() - leaseStartNanos;
+        if (ended.get() == null && silentNanos >= config.transactionLease().toNanos()) {
+            end("the lease of transaction " + id + " of " + stream + " ran out: no ping was accepted for "
+                    + TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms (lease " + config.transactionLease().toMillis()
+                    + " ms), so the controller aborts it");
+        }
+    }
+
+    /**
+     * For tests: stops the pinger as if the application had stopped (a frozen process), so that the lease runs out.
+     */
+    void stopPinging() {
+        stopPinging.countDown();
     }
 
     /** Stops the pinger and the segment writers (idempotent). */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -107,8 +108,12 @@ public final class EmbeddedServer implements AutoCloseable {
             this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
             Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
             joinQuietly(warmUp);
-            EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store,
-                    ControllerSettings.defaults(ss, controllerEndpoint));
+            ControllerSettings settings = ControllerSettings.defaults(ss, controllerEndpoint);
+            if (b.minLease != null) {
+                settings = settings.withLeases(b.minLease, settings.maxLease())
+                        .withLeaseCheckInterval(b.leaseCheckInterval);
+            }
+            EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store, settings);
             if (b.passwordFile != null) {
                 cb.auth(users, tokens);
             }
@@ -302,6 +307,8 @@ public final class EmbeddedServer implements AutoCloseable {
         private ServerLimits limits = ServerLimits.DEFAULTS;
         private DelegationTokens tokens;
         private io.sluice.storage.FileOpener storageFiles = io.sluice.storage.FileOpener.DEFAULT;
+        private Duration minLease;
+        private Duration leaseCheckInterval;
 
         private Builder() {
         }
@@ -415,6 +422,29 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder limits(ServerLimits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * Sets how the controller times transactions out: the shortest lease it accepts (Pravega's and the default:
+         * 10 s) and how often it looks for leases that ran out (default 1 s). Shorter values let a test see a lease
+         * expire in a second or two; the longest lease stays 600 s.
+         *
+         * @param minLease shortest transaction lease a client may ask for, at least 1 ms and at most 600 s
+         * @param checkInterval how often expired leases are aborted, at least 1 ms
+         * @return this
+         */
+        public Builder transactionLeases(Duration minLease, Duration checkInterval) {
+            Objects.requireNonNull(minLease, "minLease");
+            Objects.requireNonNull(checkInterval, "checkInterval");
+            if (minLease.toMillis() < 1 || minLease.compareTo(Duration.ofSeconds(600)) > 0) {
+                throw new IllegalArgumentException("minLease must be between 1 ms and 600 s: " + minLease);
+            }
+            if (checkInterval.toMillis() < 1) {
+                throw new IllegalArgumentException("checkInterval must be at least 1 ms: " + checkInterval);
+            }
+            this.minLease = minLease;
+            this.leaseCheckInterval = checkInterval;
             return this;
         }
 
