@@ -258,4 +258,38 @@ class TransactionTest {
         }
         assertThat(readAll("g", 1)).containsExactly("b:1");
     }
+
+    @Test
+    void aCommitRacingAScaleIsReadWholeFromTheRollingTransactionsSegments() {
+        TransactionScenarios.commitRacingAScale(client, STREAM.scope(), "scaled");
+    }
+
+    @Test
+    void commitsOfOneWriterAreReadInCommitOrder() {
+        TransactionScenarios.commitsOfOneWriterAppearInCommitOrder(client, STREAM.scope(), "ordered");
+    }
+
+    @Test
+    void aLeaseThatRunsOutEndsTheTransaction() {
+        try (EmbeddedServer fast = EmbeddedServer.builder().inMemory()
+                .transactionLeases(Duration.ofMillis(500), Duration.ofMillis(100)).build();
+             SluiceClient fastClient = SluiceClient.connect(fast.controllerUri())) {
+            fastClient.streamManager().createScope("leases");
+            TransactionScenarios.aTransactionWhoseLeaseRunsOutEnds(fastClient, "leases", "s", Duration.ofSeconds(1));
+        }
+    }
+
+    @Test
+    void theServersLeaseBoundsAreChecked() {
+        assertThatThrownBy(() -> EmbeddedServer.builder().transactionLeases(Duration.ZERO, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minLease");
+        assertThatThrownBy(() -> EmbeddedServer.builder().transactionLeases(Duration.ofSeconds(1), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("checkInterval");
+        // the default server refuses a lease below Pravega's 10 s minimum
+        WriterConfig shortLease = WriterConfig.DEFAULT.withTransactionLease(Duration.ofSeconds(1));
+        try (TransactionalEventStreamWriter<String> tx = client.newTransactionalWriter(STREAM.scope(), STREAM.name(),
+                Serializers.utf8(), shortLease)) {
+            assertThatThrownBy(tx::beginTxn).hasMessageContaining("lease");
+        }
+    }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.sluice.client.TransactionScenarios;
 import io.sluice.common.Deadline;
 import io.sluice.errors.TransactionFailedException;
 import io.sluice.stream.EventRead;
@@ -142,5 +143,22 @@ class TransactionCompatTest {
             assertThatThrownBy(victim::commit).isInstanceOf(TransactionFailedException.class)
                     .hasMessageContaining("ABORT");
         }
+    }
+
+    @Test
+    void aCommitRacingAScaleIsReadWholeFromTheRollingTransactionsSegments() {
+        TransactionScenarios.commitRacingAScale(real.client, real.scope, "scaled");
+    }
+
+    @Test
+    void commitsOfOneWriterAreReadInCommitOrder() {
+        TransactionScenarios.commitsOfOneWriterAppearInCommitOrder(real.client, real.scope, "ordered");
+    }
+
+    @Test
+    void aLeaseThatRunsOutEndsTheTransaction() {
+        // Pravega's controller accepts no lease below 10 s (controller.transaction.lease.count.min)
+        TransactionScenarios.aTransactionWhoseLeaseRunsOutEnds(real.client, real.scope, "expiring",
+                Duration.ofSeconds(10));
     }
 }
