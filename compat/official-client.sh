@@ -6,11 +6,13 @@
 #   compat/official-client.sh verify [options]   functional check: events, txn, kvt, bytestream, synchronizer
 #   compat/official-client.sh bench [options]    throughput and awaited-write latency (the `sluice bench` workload)
 #   compat/official-client.sh route [options]    one event per routing key of --keys-file to an existing stream
+#   compat/official-client.sh txn-interop [options]  --action write|read: transactions on an existing stream
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
 # Options (see `help`): --controller tcp://127.0.0.1:9090 --scope S --stream S --events N --size B --segments K
 #   --readers R --timeout-seconds T --latency-samples L --warmup-events W --parts a,b --keep --keys-file F
+#   --action write|read --transactions T --txn-events N
 # stdout: ONE JSON line; logs on stderr. Exit 0 only if every check passed (1 failed, 2 usage, 3 timed out).
 #
 # The first use compiles with the project's scripts/mvn (Maven Central must be reachable) and caches the result
@@ -133,7 +135,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench|route) run_driver "$@" ;;
+  verify|bench|route|txn-interop) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -141,5 +143,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench|route [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route|txn-interop [options] | build | help"; exit 2 ;;
 esac

@@ -28,16 +28,19 @@ import java.util.Set;
  * @param parts           verify: which parts to run
  * @param keep            leave streams, tables and the scope in place (no cleanup)
  * @param keysFile        route: the routing keys, one a line as the hex of their UTF-16 code units; else null
+ * @param action          txn-interop: {@code write} or {@code read}; else null
+ * @param transactions    bench: transactions to write instead of the plain workload (0: none)
+ * @param txnEvents       bench: events per transaction
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
-               boolean keep, Path keysFile) {
+               boolean keep, Path keysFile, String action, int transactions, int txnEvents) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
 
     static final String USAGE = """
-            usage: Driver verify|bench|route [options]
+            usage: Driver verify|bench|route|txn-interop [options]
               verify   functional check of the official Pravega 0.13 client against a server: events through a
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
@@ -45,6 +48,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               route    writes one event "official:<i>" with the i-th routing key of --keys-file to the EXISTING
                        --scope/--stream (nothing created or deleted), so another client can check where the
                        official client routed each key
+              txn-interop  transactions on the EXISTING --scope/--stream (nothing created or deleted):
+                       --action write: the official client commits a transaction of --events events
+                       "official-commit:k<i%8>:<i>" and aborts one of "official-abort:..."; --action read: it
+                       reads the stream and checks it holds exactly "sluice-commit:k<i%8>:<i>" for i < --events
+                       (each once, per key in order) and no "sluice-abort:..."
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -60,6 +68,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --keep                  do not delete what the run created
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
                                       (4 digits a char, so any key survives; an empty line is the empty key)
+              --action write|read     txn-interop: what to do
+              --transactions T        bench: instead of the plain workload, T transactions one after the other
+                                      (begin, --txn-events writes, commit awaited), read back; reports
+                                      events/s and commit latency p50/p99 under "transactions" (default 0)
+              --txn-events N          bench: events per transaction, default 100
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -85,8 +98,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route")) {
-            throw new UsageException("unknown mode '" + mode + "': expected verify, bench or route");
+        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route")
+                && !mode.equals("txn-interop")) {
+            throw new UsageException("unknown mode '" + mode + "': expected verify, bench, route or txn-interop");
         }
         boolean verify = mode.equals("verify");
         String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
@@ -105,6 +119,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         Path keysFile = null;
         boolean scopeGiven = false;
         boolean streamGiven = false;
+        String action = null;
+        int transactions = 0;
+        int txnEvents = 100;
 
         List<String> rest = new ArrayList<>(List.of(args).subList(1, args.length));
         for (int i = 0; i < rest.size(); i++) {
@@ -154,14 +171,27 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 case "--latency-samples" -> latency = intArg(name, value, 0, 10_000_000);
                 case "--warmup-events" -> warmup = intArg(name, value, 0, Integer.MAX_VALUE / 2);
                 case "--parts" -> parts = partsArg(value);
+                case "--action" -> {
+                    if (!value.equals("write") && !value.equals("read")) {
+                        throw new UsageException("--action must be write or read, but is '" + value + "'");
+                    }
+                    action = value;
+                }
+                case "--transactions" -> transactions = intArg(name, value, 0, 10_000_000);
+                case "--txn-events" -> txnEvents = intArg(name, value, 1, 10_000_000);
                 default -> throw new UsageException("unknown option '" + name + "'");
             }
         }
         if (mode.equals("route") && (keysFile == null || !scopeGiven || !streamGiven)) {
             throw new UsageException("route needs --scope, --stream (an existing stream) and --keys-file");
         }
+        if (mode.equals("txn-interop") && (action == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("txn-interop needs --action write|read, --scope and --stream (an existing "
+                    + "stream)");
+        }
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
-                warmup, parts, keep || mode.equals("route"), keysFile);
+                warmup, parts, keep || mode.equals("route") || mode.equals("txn-interop"), keysFile, action,
+                transactions, txnEvents);
     }
 
     private static URI controllerUri(String value) throws UsageException {

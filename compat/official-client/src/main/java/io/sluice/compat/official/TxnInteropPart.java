@@ -1,0 +1,168 @@
+package io.sluice.compat.official;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.pravega.client.EventStreamClientFactory;
+import io.pravega.client.admin.ReaderGroupManager;
+import io.pravega.client.stream.EventStreamReader;
+import io.pravega.client.stream.EventWriterConfig;
+import io.pravega.client.stream.ReaderConfig;
+import io.pravega.client.stream.ReaderGroupConfig;
+import io.pravega.client.stream.Stream;
+import io.pravega.client.stream.Transaction;
+import io.pravega.client.stream.TransactionalEventStreamWriter;
+import io.pravega.client.stream.impl.UTF8StringSerializer;
+
+/**
+ * Mode {@code txn-interop}: transactions between the official client and another client on an EXISTING
+ * {@code --scope}/{@code --stream} (nothing created or deleted but a reader group of its own). Events are
+ * {@code <writer>-commit:k<i % 8>:<i>} (or {@code -abort}) for i in 0..{@code --events}-1.
+ *
+ * <ul>
+ *   <li>{@code --action write}: the official client writes and commits one transaction of events
+ *       {@code official-commit:...}, and writes and aborts another of {@code official-abort:...}, each waited for
+ *       until COMMITTED or ABORTED; reports both ids;</li>
+ *   <li>{@code --action read}: the official client reads the stream from its start with a new reader group and
+ *       checks it finds exactly the events {@code sluice-commit:...} (each once, per key in order) and no
+ *       {@code sluice-abort:...} nor anything else.</li>
+ * </ul>
+ */
+final class TxnInteropPart {
+    static final int KEYS = 8;
+    private static final long TXN_TIMEOUT_MS = 60_000;
+    private static final long QUIET_MS = 2000;
+
+    private TxnInteropPart() {
+    }
+
+    static boolean run(Run run, Report report) {
+        Options o = run.options;
+        Part part = new Part("txn-interop");
+        report.put("txn-interop", part);
+        part.start();
+        try {
+            part.put("stream", o.scope() + "/" + o.stream());
+            part.put("action", o.action());
+            part.put("events", o.events());
+            if (o.action().equals("write")) {
+                write(run, part);
+            } else {
+                read(run, part);
+            }
+        } catch (Throwable t) {
+            part.error(t);
+        } finally {
+            part.finish();
+        }
+        return part.ok();
+    }
+
+    static String event(String writer, String outcome, int i) {
+        return writer + "-" + outcome + ":k" + (i % KEYS) + ":" + i;
+    }
+
+    private static void write(Run run, Part part) throws Exception {
+        Options o = run.options;
+        try (EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config);
+             TransactionalEventStreamWriter<String> writer = factory.createTransactionalEventWriter("txn-interop",
+                     o.stream(), new UTF8StringSerializer(),
+                     EventWriterConfig.builder().transactionTimeoutTime(TXN_TIMEOUT_MS).build())) {
+            run.phase("txn-interop: writing a transaction to commit and one to abort to " + o.scope() + "/"
+                    + o.stream());
+            Transaction<String> commit = writer.beginTxn();
+            Transaction<String> abort = writer.beginTxn();
+            for (int i = 0; i < o.events(); i++) {
+                commit.writeEvent("k" + (i % KEYS), event("official", "commit", i));
+                abort.writeEvent("k" + (i % KEYS), event("official", "abort", i));
+            }
+            commit.flush();
+            abort.flush();
+            part.put("committed_txn", commit.getTxnId().toString());
+            part.put("aborted_txn", abort.getTxnId().toString());
+            run.phase("txn-interop: aborting one, committing the other");
+            abort.abort();
+            commit.commit();
+            part.checkEqual(Transaction.Status.COMMITTED, awaitFinal(run, commit), "final status of the committed txn");
+            part.checkEqual(Transaction.Status.ABORTED, awaitFinal(run, abort), "final status of the aborted txn");
+        }
+    }
+
+    private static Transaction.Status awaitFinal(Run run, Transaction<String> txn) throws InterruptedException {
+        Transaction.Status status = txn.checkStatus();
+        while (status != Transaction.Status.COMMITTED && status != Transaction.Status.ABORTED
+                && System.nanoTime() < run.deadlineNanos) {
+            TimeUnit.MILLISECONDS.sleep(20);
+            status = txn.checkStatus();
+        }
+        return status;
+    }
+
+    private static void read(Run run, Part part) throws Exception {
+        Options o = run.options;
+        String group = "txn-interop-" + UUID.randomUUID().toString().substring(0, 8);
+        Set<String> expected = new HashSet<>();
+        for (int i = 0; i < o.events(); i++) {
+            expected.add(event("sluice", "commit", i));
+        }
+        int read = 0;
+        int duplicates = 0;
+        int aborted = 0;
+        int foreign = 0;
+        int outOfOrder = 0;
+        Set<String> seen = new HashSet<>();
+        Map<String, Integer> lastPerKey = new HashMap<>();
+        try (ReaderGroupManager groups = ReaderGroupManager.withScope(o.scope(), run.config);
+             EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config)) {
+            groups.createReaderGroup(group, ReaderGroupConfig.builder().stream(Stream.of(o.scope(), o.stream()))
+                    .disableAutomaticCheckpoints().build());
+            try (EventStreamReader<String> reader = factory.createReader("txn-interop-reader", group,
+                    new UTF8StringSerializer(), ReaderConfig.builder().build())) {
+                run.phase("txn-interop: reading " + o.scope() + "/" + o.stream());
+                long quietSince = 0;
+                while (System.nanoTime() < run.deadlineNanos) {
+                    String e = reader.readNextEvent(500).getEvent();
+                    if (e == null) {
+                        if (seen.size() >= expected.size()) {
+                            if (quietSince == 0) {
+                                quietSince = System.nanoTime();
+                            } else if (System.nanoTime() - quietSince > TimeUnit.MILLISECONDS.toNanos(QUIET_MS)) {
+                                break;
+                            }
+                        }
+                        continue;
+                    }
+                    quietSince = 0;
+                    read++;
+                    if (e.startsWith("sluice-abort:")) {
+                        aborted++;
+                    } else if (!expected.contains(e)) {
+                        foreign++;
+                    } else if (!seen.add(e)) {
+                        duplicates++;
+                    } else {
+                        List<String> fields = List.of(e.split(":"));
+                        int i = Integer.parseInt(fields.get(2));
+                        Integer last = lastPerKey.put(fields.get(1), i);
+                        if (last != null && last > i) {
+                            outOfOrder++;
+                        }
+                    }
+                }
+            } finally {
+                groups.deleteReaderGroup(group);
+            }
+        }
+        part.put("read", read);
+        part.checkEqual(expected.size(), seen.size(), "distinct committed events read");
+        part.check(aborted == 0, aborted + " events of the aborted transaction were read");
+        part.check(foreign == 0, foreign + " events that neither transaction wrote");
+        part.check(duplicates == 0, duplicates + " committed events read twice");
+        part.check(outOfOrder == 0, outOfOrder + " committed events out of per-key order");
+    }
+}
