@@ -7,18 +7,21 @@
 # and, per server, the time from start to ready and the resident memory once idle.
 #
 #   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
+#                          [--transactions T --txn-events N]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
 # rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). L awaited writes (default 2000)
-# give each run's latency percentiles. The launcher's startup caches are made before anything is timed. Needs the
-# ports 19000-19002, 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
+# give each run's latency percentiles; with --transactions T both clients run T transactions of --txn-events events
+# instead (see `sluice bench --help`) and the table shows events/s and commit latency p50/p99. The launcher's
+# startup caches are made before anything is timed. Needs the ports 19000-19002, 19010-19011 and 19020-19021 free.
+# Run it on a quiet machine: it measures throughput.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
-events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000
+events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100
 servers=sluice-mem,sluice-fsync,pravega
 out=target/bench-matrix
 while [ $# -gt 0 ]; do
@@ -28,10 +31,12 @@ while [ $# -gt 0 ]; do
     --segments) segments=$2; shift 2 ;;
     --readers) readers=$2; shift 2 ;;
     --latency-samples) latency=$2; shift 2 ;;
+    --transactions) transactions=$2; shift 2 ;;
+    --txn-events) txn_events=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --servers) servers=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-matrix: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -106,16 +111,24 @@ start_server() { # kind -> sets controller and started="ready_ms rss_mib"
   esac
 }
 
+txn_args=()
+if [ "$transactions" -gt 0 ]; then
+  txn_args=(--transactions "$transactions" --txn-events "$txn_events")
+fi
+
 run_client() { # client server round
   local client=$1 server=$2 round=$3 f="$out/$2-$1-$3.json"
   case "$client" in
     sluice) ./sluice bench --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
-              --readers "$readers" --latency-samples "$latency" --json >"$f" 2>"${f%.json}.log" || true ;;
-    official) compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
-              --segments "$segments" --readers "$readers" --latency-samples "$latency" >"$f" 2>"${f%.json}.log" \
+              --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" --json >"$f" 2>"${f%.json}.log" \
               || true ;;
+    official) compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
+              --segments "$segments" --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" >"$f" \
+              2>"${f%.json}.log" || true ;;
   esac
-  if [ -s "$f" ] && json_ok "$f"; then
+  if [ -s "$f" ] && json_ok "$f" && [ "$transactions" -gt 0 ]; then
+    say "$server $client round $round: $(json_num "$f" transactions events_per_s) ev/s in transactions, commit p50 $(json_num "$f" transactions commit_p50_ms) ms, p99 $(json_num "$f" transactions commit_p99_ms) ms"
+  elif [ -s "$f" ] && json_ok "$f"; then
     say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us"
   else
     say "$server $client round $round: FAILED (see ${f%.json}.log)"
@@ -148,7 +161,32 @@ col() { # server client section key -> median over the rounds that verified
     [ -s "$f" ] && json_ok "$f" && json_num "$f" "$3" "$4"
   done | awk '{printf "%d\n", $1}' | median
 }
+colf() { # as col, for values with decimals (one kept)
+  local f
+  for f in "$out/$1-$2-"*.json; do
+    [ -s "$f" ] && json_ok "$f" && json_num "$f" "$3" "$4"
+  done | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) printf "%.1f\n", a[(NR+1)/2];
+    else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'
+}
 fails() { local n=0 f; for f in "$out/$1-$2-"*.json; do { [ -s "$f" ] && json_ok "$f"; } || n=$((n + 1)); done; echo $n; }
+
+if [ "$transactions" -gt 0 ]; then
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $transactions" \
+    "transactions x $txn_events events x $size B, $segments segments, $readers readers; median of $rounds rounds"
+  echo
+  echo "| server | ready ms | idle RSS MiB | client | txn ev/s | read ev/s | commit p50 ms | commit p99 ms | failed runs |"
+  echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
+  for kind in "${kinds[@]}"; do
+    read -r ready rss <<<"${startup[$kind]}"
+    for client in official sluice; do
+      echo "| $kind | $ready | $rss | $client | $(col "$kind" $client transactions events_per_s) |" \
+        "$(col "$kind" $client read events_per_s) | $(colf "$kind" $client transactions commit_p50_ms) |" \
+        "$(colf "$kind" $client transactions commit_p99_ms) | $(fails "$kind" $client) |"
+    done
+  done
+  exit 0
+fi
 
 echo
 echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events events x $size B," \

@@ -9,12 +9,18 @@ import io.sluice.client.SluiceClient;
 import io.sluice.stream.ScopedStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code sluice bench}: the {@link Workload} against any server. */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measures write and read throughput and the latency of awaited writes against a Pravega "
                 + "server (the real Pravega or Sluice's own), and verifies what was read.",
             WorkloadOptions.WORKLOAD,
+            "With --transactions T the run measures transactions instead: one transactional writer runs T "
+                + "transactions one after the other (begin, --txn-events writes, commit, which returns once the "
+                + "transaction is COMMITTED), then a reader group reads the T x N events back and verifies them as "
+                + "above; --events and --latency-samples are not used. It reports events/s and the commit latency "
+                + "(p50, p99) under \"transactions\", as compat/official-client.sh bench --transactions does.",
             "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>).",
             "--json prints one line with the keys of compat/official-client.sh bench (write.events_per_s, "
                 + "read.events_per_s, latency.p50_us, latency.p99_us, verify.ok, ...), so the two clients can be "
@@ -25,17 +31,49 @@ final class BenchCommand extends ClientCommand {
     @Mixin
     WorkloadOptions workload;
 
+    @Option(names = "--transactions", paramLabel = "T", defaultValue = "0", order = 6,
+            description = "measure T transactions one after the other instead of plain writes (default: "
+                    + "${DEFAULT-VALUE}: plain writes)")
+    int transactions;
+
+    @Option(names = "--txn-events", paramLabel = "N", defaultValue = "100", order = 7,
+            description = "events per transaction with --transactions (default: ${DEFAULT-VALUE})")
+    int txnEvents;
+
     private Workload.Settings settings;
 
     @Override
     void validate() {
         settings = workload.settings(options.timeout);
+        if (transactions < 0) {
+            throw new IllegalArgumentException("--transactions must not be negative, but is " + transactions);
+        }
+        if (txnEvents < 1) {
+            throw new IllegalArgumentException("--txn-events must be at least 1, but is " + txnEvents);
+        }
+        if (transactions > 0) {
+            long events = (long) transactions * txnEvents;
+            if (events > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("--transactions x --txn-events must be at most "
+                        + Integer.MAX_VALUE + " events, but is " + events);
+            }
+            settings = new Workload.Settings((int) events, settings.size(), settings.segments(), settings.readers(),
+                    0, settings.idleTimeout());
+        }
     }
 
     @Override
     Result execute(SluiceClient client) {
         String suffix = randomSuffix();
         ScopedStream stream = ScopedStream.of("sluice-bench-" + suffix, "events-" + suffix);
+        if (transactions > 0) {
+            TxnWorkload.Report report = TxnWorkload.run(client, stream, settings, transactions, txnEvents);
+            List<String> lines = new ArrayList<>();
+            lines.add("Sluice bench (transactions) against " + config.controllerUri());
+            lines.addAll(report.lines());
+            return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
+                    report.ok() ? 0 : FAILED);
+        }
         Workload.Report report = Workload.run(client, stream, settings);
         List<String> lines = new ArrayList<>();
         lines.add("Sluice bench against " + config.controllerUri());

@@ -228,7 +228,7 @@ final class Workload {
      *
      * @return nanoseconds from the start of the readers to the last expected event (or to the end of the phase)
      */
-    private static long read(SluiceClient client, String scope, String group, Settings s, Verifier verifier) {
+    static long read(SluiceClient client, String scope, String group, Settings s, Verifier verifier) {
         List<EventStreamReader<ByteBuffer>> readers = new ArrayList<>();
         try {
             for (int r = 0; r < s.readers(); r++) {

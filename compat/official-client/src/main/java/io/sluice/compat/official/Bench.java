@@ -26,6 +26,7 @@ import io.pravega.client.stream.EventWriterConfig;
  *       comparable);</li>
  *   <li>latency: L sequential awaited writes ({@code writeEvent(...).get()}) on the same writer; p50 and p99.</li>
  * </ol>
+ * With {@code --transactions T} the run is {@link TxnBench}'s transaction workload instead.
  */
 final class Bench {
     private Bench() {
@@ -33,6 +34,9 @@ final class Bench {
 
     static boolean run(Run run, Report report, StreamManager streamManager) throws Exception {
         Options o = run.options;
+        if (o.transactions() > 0) {
+            return TxnBench.run(run, report, streamManager);
+        }
         String stream = o.stream();
         report.put("stream", o.scope() + "/" + stream);
         report.put("events", o.events());
