@@ -248,11 +248,16 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
         return controller.transactionState(stream, id);
     }
 
-    /** Blocks until the controller reports {@code target}; bounded by the larger of 2 min and twice the lease. */
+    /**
+     * Blocks until the controller reports {@code target}, polling after 2 ms, then pauses half as long again each
+     * time, at most 50 ms; bounded by the larger of 2 min and twice the lease.
+     */
     private void awaitState(TxnState target) {
         Duration limit = config.transactionLease().multipliedBy(2);
         Deadline deadline = Deadline.after(limit.compareTo(MIN_COMPLETION_WAIT) > 0 ? limit : MIN_COMPLETION_WAIT);
-        long pauseNanos = TimeUnit.MILLISECONDS.toNanos(5);
+        // short pauses that grow by half: a commit's merge takes milliseconds on the embedded server and tens of
+        // them on Pravega, and a doubling pause would add up to as much again to the commit's latency
+        long pauseNanos = TimeUnit.MILLISECONDS.toNanos(2);
         while (true) {
             TxnState state = controller.transactionState(stream, id);
             if (state == target) {
@@ -272,7 +277,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
                 throw new StreamingInterruptedException("interrupted while waiting for transaction " + id + " of "
                         + stream + " to be " + target);
             }
-            pauseNanos = Math.min(pauseNanos * 2, TimeUnit.MILLISECONDS.toNanos(200));
+            pauseNanos = Math.min(pauseNanos + pauseNanos / 2, TimeUnit.MILLISECONDS.toNanos(50));
         }
     }
 
