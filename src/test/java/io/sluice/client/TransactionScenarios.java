@@ -198,6 +198,54 @@ public final class TransactionScenarios {
     }
 
     /**
+     * Commits racing a scale: three transactions begin on a stream of two segments and get events over 16 keys; a
+     * virtual thread splits both segments while the transactions commit one after the other from this thread (each
+     * commit before, during or after the scale, as the race goes). Every event is read exactly once, and per key the
+     * transactions in commit order, whichever epoch each was merged into.
+     */
+    public static void commitsRacingAConcurrentScale(SluiceClient client, String scope, String name)
+            throws Exception {
+        ScopedStream stream = ScopedStream.of(scope, name);
+        int keys = 16;
+        assertThat(client.streamManager().createStream(scope, name, StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(2)).build())).isTrue();
+        List<String> expected = new ArrayList<>();
+        try (TransactionalEventStreamWriter<String> tx = client.newTransactionalWriter(scope, name,
+                Serializers.utf8())) {
+            List<Transaction<String>> txns = new ArrayList<>();
+            for (int j = 0; j < 3; j++) {
+                Transaction<String> txn = tx.beginTxn();
+                writeAll(txn, events("r" + j, keys, 0, 10));
+                txn.flush();
+                txns.add(txn);
+            }
+            List<Segment> sealed = client.streamManager().currentSegments(scope, name).stream()
+                    .map(SegmentRange::segment).toList();
+            java.util.concurrent.CompletableFuture<List<SegmentRange>> scaled = new java.util.concurrent
+                    .CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    scaled.complete(client.streamManager().scaleStream(scope, name, sealed, List.of(
+                            new KeyRange(0.0, 0.25), new KeyRange(0.25, 0.5), new KeyRange(0.5, 0.75),
+                            new KeyRange(0.75, 1.0))));
+                } catch (RuntimeException e) {
+                    scaled.completeExceptionally(e);
+                }
+            });
+            for (int j = 0; j < txns.size(); j++) {
+                txns.get(j).commit();
+                expected.addAll(events("r" + j, keys, 0, 10));
+            }
+            assertThat(scaled.get(60, TimeUnit.SECONDS)).hasSize(4);
+        }
+        assertThat(client.streamManager().currentSegments(scope, name)).hasSize(4);
+        List<Read> read = readAll(client, stream, "concurrent-scale", expected.size());
+        assertThat(read).extracting(Read::event).as("every event exactly once")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(byKey(read)).as("per key, whole transactions in commit order").isEqualTo(byKeyOf(expected));
+    }
+
+    /**
      * Five transactions of one writer, all open at once and written to over the same keys, committed in an order
      * other than their beginning: a reader sees them per key in commit order.
      */

@@ -265,6 +265,11 @@ class TransactionTest {
     }
 
     @Test
+    void commitsRacingAConcurrentScaleAreReadWholeInCommitOrder() throws Exception {
+        TransactionScenarios.commitsRacingAConcurrentScale(client, STREAM.scope(), "racing");
+    }
+
+    @Test
     void commitsOfOneWriterAreReadInCommitOrder() {
         TransactionScenarios.commitsOfOneWriterAppearInCommitOrder(client, STREAM.scope(), "ordered");
     }

@@ -151,6 +151,11 @@ class TransactionCompatTest {
     }
 
     @Test
+    void commitsRacingAConcurrentScaleAreReadWholeInCommitOrder() throws Exception {
+        TransactionScenarios.commitsRacingAConcurrentScale(real.client, real.scope, "racing");
+    }
+
+    @Test
     void commitsOfOneWriterAreReadInCommitOrder() {
         TransactionScenarios.commitsOfOneWriterAppearInCommitOrder(real.client, real.scope, "ordered");
     }
