@@ -162,6 +162,14 @@ public final class TransactionScenarios {
             t1.flush();
             Transaction<String> t2 = tx.beginTxn();
             assertThat(t2.id().getMostSignificantBits() >> 32).as("t2's id names epoch 1").isEqualTo(1);
+            // the parents createTransaction names for a transaction of epoch 1: every segment with epoch 1 in its
+            // id, also segment 0, which epoch 0 created (the transaction segments are named after these)
+            io.sluice.controller.TxnSegments probe = client.controller().createTransaction(stream,
+                    Duration.ofSeconds(30));
+            assertThat(probe.segments().ranges()).extracting(r -> r.segment().qualifiedName()
+                    .substring((scope + "/" + name + "/").length()))
+                    .containsExactlyInAnyOrder("0.#epoch.1", "2.#epoch.1", "3.#epoch.1");
+            client.controller().abortTransaction(stream, probe.txnId());
             writeAll(t2, t2Events);
             assertThat(t1.status()).isEqualTo(TxnState.OPEN);
             t1.commit();
