@@ -44,12 +44,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               verify   functional check of the official Pravega 0.13 client against a server: events through a
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
-              bench    write/read throughput and awaited-write latency (the workload of `sluice bench`)
+              bench    write/read throughput and awaited-write latency (the workload of `sluice bench`);
+                       with --transactions, transactions and their commit latency instead
               route    writes one event "official:<i>" with the i-th routing key of --keys-file to the EXISTING
                        --scope/--stream (nothing created or deleted), so another client can check where the
                        official client routed each key
-              txn-interop  transactions on the EXISTING --scope/--stream (nothing created or deleted):
-                       --action write: the official client commits a transaction of --events events
+              txn-interop  transactions on the EXISTING --scope/--stream (nothing created or deleted but
+                       a reader group of its own): --action write: the official client commits a transaction of --events events
                        "official-commit:k<i%8>:<i>" and aborts one of "official-abort:..."; --action read: it
                        reads the stream and checks it holds exactly "sluice-commit:k<i%8>:<i>" for i < --events
                        (each once, per key in order) and no "sluice-abort:..."
