@@ -50,10 +50,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        --scope/--stream (nothing created or deleted), so another client can check where the
                        official client routed each key
               txn-interop  transactions on the EXISTING --scope/--stream (nothing created or deleted but
-                       a reader group of its own): --action write: the official client commits a transaction of --events events
-                       "official-commit:k<i%8>:<i>" and aborts one of "official-abort:..."; --action read: it
-                       reads the stream and checks it holds exactly "sluice-commit:k<i%8>:<i>" for i < --events
-                       (each once, per key in order) and no "sluice-abort:..."
+                       a reader group of its own). --action write: the official client commits a
+                       transaction of --events events "official-commit:k<i%8>:<i>" and aborts one of
+                       "official-abort:...". --action read: it reads the stream and checks it holds exactly
+                       "sluice-commit:k<i%8>:<i>" for i < --events (each once, per key in order) and no
+                       "sluice-abort:..."
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
