@@ -109,7 +109,8 @@ final class TxnWorkload {
             lines.add(String.format(Locale.ROOT, "write     %,d events in %.2f s: %,d events/s, %.1f transactions/s",
                     settings.events(), seconds, seconds == 0 ? 0 : Math.round(settings.events() / seconds),
                     seconds == 0 ? 0 : transactions / seconds));
-            lines.add(String.format(Locale.ROOT, "commit    p50 %.2f ms, p99 %.2f ms, max %.2f ms (commit to COMMITTED)",
+            lines.add(String.format(Locale.ROOT,
+                    "commit    p50 %.2f ms, p99 %.2f ms, max %.2f ms (commit to COMMITTED)",
                     percentile(commitMicros, 0.50) / 1000.0, percentile(commitMicros, 0.99) / 1000.0,
                     commitMicros.length == 0 ? 0 : commitMicros[commitMicros.length - 1] / 1000.0));
             double readSeconds = readNanos / 1e9;

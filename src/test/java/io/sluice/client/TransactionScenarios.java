@@ -321,7 +321,8 @@ public final class TransactionScenarios {
             }
             assertThat(kept.status()).as("the pinged transaction outlived the lease").isEqualTo(TxnState.OPEN);
 
-            assertThatThrownBy(() -> frozen.write("k0", "frozen:k0:late")).isInstanceOf(TransactionFailedException.class)
+            assertThatThrownBy(() -> frozen.write("k0", "frozen:k0:late"))
+                    .isInstanceOf(TransactionFailedException.class)
                     .hasMessageContaining(frozen.id().toString()).hasMessageContaining("lease");
             assertThatThrownBy(frozen::flush).isInstanceOf(TransactionFailedException.class)
                     .hasMessageContaining("lease");
