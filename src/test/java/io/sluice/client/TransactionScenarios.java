@@ -254,6 +254,57 @@ public final class TransactionScenarios {
     }
 
     /**
+     * A transaction's writes through a proxy that cuts every connection to the segment store eight times while they
+     * are written (each time once a segment writer had connected again): after each cut its segment writers
+     * reconnect and resend what the server lacks, so the committed transaction is read exactly once, per key in
+     * order.
+     */
+    public static void writesSurviveCutConnections(SluiceClient client, String scope, String name)
+            throws java.io.IOException {
+        ScopedStream stream = ScopedStream.of(scope, name);
+        int keys = 16;
+        assertThat(client.streamManager().createStream(scope, name, StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(3)).build())).isTrue();
+        io.sluice.common.Endpoint store = client.controller().endpointFor(
+                client.streamManager().currentSegments(scope, name).getFirst().segment());
+        List<String> expected = events("cut", keys, 0, 200);
+        int cuts = 0;
+        try (io.sluice.connection.LoopbackProxy proxy = new io.sluice.connection.LoopbackProxy(store);
+             io.sluice.connection.ConnectionPool pool = new io.sluice.connection.ConnectionPool(
+                     new io.sluice.connection.TcpConnectionFactory());
+             TransactionalEventStreamWriterImpl<String> tx = new TransactionalEventStreamWriterImpl<>(stream,
+                     Serializers.utf8(), WriterConfig.DEFAULT, client.controller(),
+                     io.sluice.segment.SegmentStores.over(pool,
+                             io.sluice.segment.SegmentLocator.fixed(proxy.endpoint())))) {
+            Transaction<String> txn = tx.beginTxn();
+            int rounds = 8;
+            int perRound = expected.size() / rounds;
+            int seen = proxy.connections();
+            for (int r = 0; r < rounds; r++) {
+                for (String e : expected.subList(r * perRound, (r + 1) * perRound)) {
+                    txn.write(keyOf(e), e);
+                }
+                // cut once a segment writer (re)connected since the last cut, so that every cut hits a live one
+                Deadline connected = Deadline.after(Duration.ofSeconds(30));
+                while (proxy.connections() == seen) {
+                    assertThat(connected.expired()).as("a segment writer connected in round %s", r).isFalse();
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+                seen = proxy.connections();
+                cuts += proxy.dropAll();
+            }
+            txn.flush();
+            assertThat(cuts).as("connections cut while the transaction was written").isGreaterThanOrEqualTo(rounds);
+            assertThat(proxy.connections()).as("the segment writers reconnected").isGreaterThan(rounds);
+            txn.commit();
+        }
+        List<Read> read = readAll(client, stream, "cut", expected.size());
+        assertThat(read).extracting(Read::event).as("every event exactly once")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(byKey(read)).as("per key in order").isEqualTo(byKeyOf(expected));
+    }
+
+    /**
      * Five transactions of one writer, all open at once and written to over the same keys, committed in an order
      * other than their beginning: a reader sees them per key in commit order.
      */

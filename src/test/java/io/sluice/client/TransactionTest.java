@@ -270,6 +270,11 @@ class TransactionTest {
     }
 
     @Test
+    void writesSurviveCutConnectionsExactlyOnce() throws Exception {
+        TransactionScenarios.writesSurviveCutConnections(client, STREAM.scope(), "cut");
+    }
+
+    @Test
     void commitsOfOneWriterAreReadInCommitOrder() {
         TransactionScenarios.commitsOfOneWriterAppearInCommitOrder(client, STREAM.scope(), "ordered");
     }

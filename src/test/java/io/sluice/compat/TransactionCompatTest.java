@@ -156,6 +156,11 @@ class TransactionCompatTest {
     }
 
     @Test
+    void writesSurviveCutConnectionsExactlyOnce() throws Exception {
+        TransactionScenarios.writesSurviveCutConnections(real.client, real.scope, "cut");
+    }
+
+    @Test
     void commitsOfOneWriterAreReadInCommitOrder() {
         TransactionScenarios.commitsOfOneWriterAppearInCommitOrder(real.client, real.scope, "ordered");
     }
