@@ -108,7 +108,7 @@ public final class EmbeddedServer implements AutoCloseable {
             Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
             joinQuietly(warmUp);
             EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store,
-                    ControllerSettings.defaults(ss, controllerEndpoint));
+                    ControllerSettings.defaults(ss, controllerEndpoint).withWatermarkInterval(b.watermarkInterval));
             if (b.passwordFile != null) {
                 cb.auth(users, tokens);
             }
@@ -300,6 +300,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
         private ServerTls tls;
         private ServerLimits limits = ServerLimits.DEFAULTS;
+        private java.time.Duration watermarkInterval = ControllerSettings.DEFAULT_WATERMARK_INTERVAL;
         private DelegationTokens tokens;
         private io.sluice.storage.FileOpener storageFiles = io.sluice.storage.FileOpener.DEFAULT;
 
@@ -415,6 +416,22 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder limits(ServerLimits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * Sets how often the controller computes watermarks from writers' marks into the {@code _MARK} streams
+         * (default 10 s, as in Pravega; tests set it lower). {@link java.time.Duration#ZERO} turns the timer off.
+         *
+         * @return this
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder watermarkInterval(java.time.Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("watermarkInterval must not be negative: " + interval);
+            }
+            this.watermarkInterval = interval;
             return this;
         }
 
