@@ -102,7 +102,8 @@ class WatermarkCompatTest {
                 assertThat(decoded.upperTimeBound()).isEqualTo(10_000);
                 assertThat(decoded.streamCut()).hasSize(2);
                 assertThat(decoded.streamCut().values().stream().mapToLong(Long::longValue).sum())
-                        .as("the writer's offsets: e0..e9 (8 + 2 bytes each), e10..e19 (8 + 3)").isEqualTo(10 * 10 + 10 * 11);
+                        .as("the writer's offsets: e0..e9 (8 + 2 bytes each), e10..e19 (8 + 3)")
+                        .isEqualTo(10 * 10 + 10 * 11);
                 assertThat(decoded.encode()).as("Sluice encodes the real controller's bytes exactly")
                         .isEqualTo(bytes);
             }

@@ -114,7 +114,8 @@ final class Watermarks {
                         () -> watermark(n.scope(), n.stream())));
                 written += Boolean.TRUE.equals(wrote) ? 1 : 0;
             } catch (RuntimeException e) {
-                LOG.warn("watermarking {} failed; trying again on the next pass", Names.scoped(n.scope(), n.stream()), e);
+                LOG.warn("watermarking {} failed; trying again on the next pass", Names.scoped(n.scope(), n.stream()),
+                        e);
             }
         }
         return written;
