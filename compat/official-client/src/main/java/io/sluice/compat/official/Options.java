@@ -28,16 +28,17 @@ import java.util.Set;
  * @param parts           verify: which parts to run
  * @param keep            leave streams, tables and the scope in place (no cleanup)
  * @param keysFile        route: the routing keys, one a line as the hex of their UTF-16 code units; else null
+ * @param role            watermarks: {@code write} or {@code read}
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
-               boolean keep, Path keysFile) {
+               boolean keep, Path keysFile, String role) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
 
     static final String USAGE = """
-            usage: Driver verify|bench|route [options]
+            usage: Driver verify|bench|route|watermarks [options]
               verify   functional check of the official Pravega 0.13 client against a server: events through a
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
@@ -45,6 +46,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               route    writes one event "official:<i>" with the i-th routing key of --keys-file to the EXISTING
                        --scope/--stream (nothing created or deleted), so another client can check where the
                        official client routed each key
+              watermarks  on the EXISTING --scope/--stream: --role write writes --events events in three rounds,
+                       noting times 1000, 2000, 3000 after each; --role read reads --events events with a new
+                       reader group and reports getCurrentTimeWindow before and after (see WatermarkPart)
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -60,6 +64,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --keep                  do not delete what the run created
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
                                       (4 digits a char, so any key survives; an empty line is the empty key)
+              --role write|read       watermarks: write events and note times, or read and report the window
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -85,8 +90,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route")) {
-            throw new UsageException("unknown mode '" + mode + "': expected verify, bench or route");
+        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route") && !mode.equals("watermarks")) {
+            throw new UsageException("unknown mode '" + mode + "': expected verify, bench, route or watermarks");
         }
         boolean verify = mode.equals("verify");
         String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
@@ -103,6 +108,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         Set<String> parts = new LinkedHashSet<>(ALL_PARTS);
         boolean keep = false;
         Path keysFile = null;
+        String role = null;
         boolean scopeGiven = false;
         boolean streamGiven = false;
 
@@ -154,14 +160,25 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 case "--latency-samples" -> latency = intArg(name, value, 0, 10_000_000);
                 case "--warmup-events" -> warmup = intArg(name, value, 0, Integer.MAX_VALUE / 2);
                 case "--parts" -> parts = partsArg(value);
+                case "--role" -> role = roleArg(value);
                 default -> throw new UsageException("unknown option '" + name + "'");
             }
         }
         if (mode.equals("route") && (keysFile == null || !scopeGiven || !streamGiven)) {
             throw new UsageException("route needs --scope, --stream (an existing stream) and --keys-file");
         }
+        if (mode.equals("watermarks") && (role == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("watermarks needs --scope, --stream (an existing stream) and --role write|read");
+        }
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
-                warmup, parts, keep || mode.equals("route"), keysFile);
+                warmup, parts, keep || mode.equals("route") || mode.equals("watermarks"), keysFile, role);
+    }
+
+    private static String roleArg(String value) throws UsageException {
+        if (!value.equals("write") && !value.equals("read")) {
+            throw new UsageException("--role must be write or read, but is '" + value + "'");
+        }
+        return value;
     }
 
     private static URI controllerUri(String value) throws UsageException {
