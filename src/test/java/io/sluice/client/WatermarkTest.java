@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
@@ -19,9 +20,11 @@ import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
+import io.sluice.stream.Segment;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.TimeWindow;
@@ -123,6 +126,33 @@ class WatermarkTest {
             assertThat(atTail.isNearTailOfStream()).isTrue();
             assertThatThrownBy(() -> r.currentTimeWindow(ScopedStream.of("wm", "other")))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wm/other");
+        }
+    }
+
+    @Test
+    void acrossAScaleTheSuccessorsComeAfterTheSealedSegmentsMarks() {
+        start(Duration.ZERO, 1);
+        try (EventStreamWriter<String> w = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            write(w, "before-", 10);
+            w.noteTime(1000);
+            assertThat(server.controllerService().computeWatermarks()).isEqualTo(1);
+            client.streamManager().scaleStream(STREAM.scope(), STREAM.name(),
+                    List.of(Segment.of(STREAM, 0, 0)), List.of(new KeyRange(0.0, 0.5), new KeyRange(0.5, 1.0)));
+            for (int i = 0; i < 10; i++) {
+                w.write("key" + i, "after-" + i);
+            }
+            w.flush();
+            w.noteTime(2000);
+            assertThat(server.controllerService().computeWatermarks()).isEqualTo(1);
+        }
+        try (ReaderGroup g = group("g7");
+             EventStreamReader<String> r = client.newReader(STREAM.scope(), "g7", "r1", Serializers.utf8())) {
+            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(null, 1000L));
+            read(r, 10);
+            // at the end of the sealed segment: past the first watermark, before the second (its successors')
+            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(1000L, 2000L));
+            read(r, 10);
+            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(2000L, null));
         }
     }
 

@@ -5,10 +5,12 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
@@ -47,7 +49,7 @@ final class Watermarks {
     private final SerialExecutors executors;
     private final SegmentAdmin admin;
     private final Clock clock;
-    /** Per scoped stream name; entries go with their streams' marks. */
+    /** Per scoped stream name; an entry goes with its stream. */
     private final ConcurrentHashMap<String, StreamState> states = new ConcurrentHashMap<>();
 
     /** What a stream's passes remember; touched only on the stream's serial key. */
@@ -97,16 +99,23 @@ final class Watermarks {
     int run() {
         record Name(String scope, String stream) {
         }
-        List<Name> streams = journal.read(m -> {
+        record Streams(List<Name> withMarks, Set<String> existing) {
+        }
+        Streams all = journal.read(m -> {
             List<Name> names = new ArrayList<>();
+            Set<String> existing = new HashSet<>();
             m.scopes().values().forEach(scope -> scope.streams.values().forEach(s -> {
+                existing.add(Names.scoped(s.scope, s.name));
                 if (!s.markStream && !s.writers.isEmpty() && s.state != StreamMeta.State.CREATING) {
                     names.add(new Name(s.scope, s.name));
                 }
             }));
-            return names;
+            return new Streams(names, existing);
         });
-        states.keySet().retainAll(streams.stream().map(n -> Names.scoped(n.scope(), n.stream())).toList());
+        // what is remembered of a stream lasts while it exists (a stream whose writers left keeps its previous
+        // watermark, so it need not be read back when writers return)
+        states.keySet().retainAll(all.existing());
+        List<Name> streams = all.withMarks();
         int written = 0;
         for (Name n : streams) {
             try {
