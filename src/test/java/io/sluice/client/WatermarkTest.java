@@ -3,6 +3,8 @@ package io.sluice.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -12,11 +14,14 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.sluice.admin.ReaderGroup;
+import io.sluice.auth.BasicCredentials;
 import io.sluice.common.Deadline;
 import io.sluice.controller.ControllerClient;
 import io.sluice.server.EmbeddedServer;
+import io.sluice.server.controller.PasswordFile;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
@@ -153,6 +158,28 @@ class WatermarkTest {
             assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(1000L, 2000L));
             read(r, 10);
             assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(2000L, null));
+        }
+    }
+
+    @Test
+    void withAuthenticationTheReaderReadsTheMarkStreamWithItsStreamsRights(@TempDir Path dir) throws Exception {
+        Path users = dir.resolve("users");
+        Files.writeString(users, PasswordFile.entry("admin", "pw".toCharArray(), "*=READ_UPDATE", 1000) + "\n");
+        server = EmbeddedServer.builder().inMemory().passwordFile(users).watermarkInterval(Duration.ZERO).build();
+        client = SluiceClient.connect(ClientConfig.builder(server.controllerUri())
+                .credentials(new BasicCredentials("admin", "pw")).build());
+        client.controller().createScope(STREAM.scope());
+        client.controller().createStream(STREAM, StreamConfiguration.builder().build());
+        try (EventStreamWriter<String> w = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            write(w, "e", 3);
+            w.noteTime(500);
+            assertThat(server.controllerService().computeWatermarks()).isEqualTo(1);
+        }
+        try (ReaderGroup g = group("g8");
+             EventStreamReader<String> r = client.newReader(STREAM.scope(), "g8", "r1", Serializers.utf8())) {
+            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(null, 500L));
+            read(r, 3);
+            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(500L, null));
         }
     }
 
