@@ -1,7 +1,6 @@
 package io.sluice.client;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;

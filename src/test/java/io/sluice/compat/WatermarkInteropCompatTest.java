@@ -12,9 +12,9 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Timeout;
 
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
@@ -40,7 +40,7 @@ class WatermarkInteropCompatTest {
     private static final int EVENTS = 30;
     private static final Duration DRIVER_TIMEOUT = Duration.ofSeconds(120);
 
-    /** A server to test against: its controller URI and what to close after. */
+    /** A server to test against: the real one, or an embedded one started for the test. */
     record Target(String name, boolean embedded) {
         @Override
         public String toString() {
