@@ -21,6 +21,7 @@ import io.sluice.wire.CreateTableSegment;
 import io.sluice.wire.DeleteSegment;
 import io.sluice.wire.DeleteTableSegment;
 import io.sluice.wire.ErrorMessage;
+import io.sluice.wire.GetSegmentAttribute;
 import io.sluice.wire.MergeSegments;
 import io.sluice.wire.MergeSegmentsBatch;
 import io.sluice.wire.NoSuchSegment;
@@ -30,6 +31,8 @@ import io.sluice.wire.Reply;
 import io.sluice.wire.Request;
 import io.sluice.wire.SealSegment;
 import io.sluice.wire.SegmentAlreadyExists;
+import io.sluice.wire.SegmentAttribute;
+import io.sluice.wire.SegmentAttributeUpdated;
 import io.sluice.wire.SegmentCreated;
 import io.sluice.wire.SegmentDeleted;
 import io.sluice.wire.SegmentIsSealed;
@@ -245,6 +248,27 @@ public final class SegmentStore implements SegmentAdmin {
             case ErrorMessage e -> throw new IllegalArgumentException("cannot read segment " + name + ": "
                     + e.message());
             case Reply other -> throw unexpected("read", name, other);
+        };
+    }
+
+    @Override
+    public long attribute(String name, UUID attribute) {
+        SegmentContainer c = container(name);
+        CompletableFuture<Reply> answer = new CompletableFuture<>();
+        c.query(ctx -> c.attribute(ctx, new GetSegmentAttribute(0, name, attribute, "")), answer::complete);
+        return switch (answer.join()) {
+            case SegmentAttribute a -> a.value();
+            case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+            case Reply other -> throw unexpected("attribute", name, other);
+        };
+    }
+
+    @Override
+    public boolean compareAndSetAttribute(String name, UUID attribute, long expected, long newValue) {
+        return switch (call(new UpdateSegmentAttribute(0, name, attribute, newValue, expected, ""))) {
+            case SegmentAttributeUpdated u -> u.success();
+            case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+            case Reply other -> throw unexpected("compareAndSetAttribute", name, other);
         };
     }
 

@@ -2,6 +2,7 @@ package io.sluice.server.controller;
 
 import java.nio.ByteBuffer;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * What the embedded controller asks of the embedded segment store, in-process: the same operations its wire
@@ -82,6 +83,20 @@ public interface SegmentAdmin {
      * @throws IllegalArgumentException if {@code offset} lies before its start or beyond its length
      */
     ByteBuffer read(String name, long offset, int maxLength);
+
+    /**
+     * @return the value of a segment attribute, or {@code Long.MIN_VALUE} if it is not set
+     * @throws io.sluice.errors.NoSuchSegmentException if the segment does not exist
+     */
+    long attribute(String name, UUID attribute);
+
+    /**
+     * Sets a segment attribute to {@code newValue} if it is {@code expected} ({@code Long.MIN_VALUE}: not set).
+     *
+     * @return whether it was set
+     * @throws io.sluice.errors.NoSuchSegmentException if the segment does not exist
+     */
+    boolean compareAndSetAttribute(String name, UUID attribute, long expected, long newValue);
 
     /** @return the segment's current state, or empty if it does not exist */
     Optional<SegmentInfo> segmentInfo(String name);

@@ -11,11 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sluice.common.KeyHash;
 import io.sluice.server.controller.Journal.Decision;
 import io.sluice.server.controller.StreamMeta.WriterMark;
 import io.sluice.wire.EventFrames;
@@ -38,12 +40,19 @@ import io.sluice.wire.Watermark.SegmentWithRange;
  * </ul>
  *
  * <p>What is kept in memory only (as in Pravega's controller): the previous watermark (read back from the segment
- * after a restart) and since when each writer has been behind. Passes over one stream run on its serial key.
+ * after a restart, from its {@code RevisionStreamClientMark} attribute on, which is kept as Pravega keeps it) and
+ * since when each writer has been behind. Passes over one stream run on its serial key.
  * Thread-safe.
  */
 final class Watermarks {
     private static final Logger LOG = LoggerFactory.getLogger(Watermarks.class);
     private static final int READ_CHUNK = 64 * 1024;
+    /**
+     * The attribute Pravega's controller keeps on a {@code _MARK} segment (its revisioned stream client's mark): the
+     * revision where the last watermark starts (once there are two), so a restarted controller reads only that one.
+     */
+    static final UUID MARK_ATTRIBUTE = KeyHash.attributeId("RevisionStreamClientMark");
+    private static final long NO_MARK = Long.MIN_VALUE;
 
     private final Journal journal;
     private final SerialExecutors executors;
@@ -58,6 +67,8 @@ final class Watermarks {
         Watermark previous;
         /** The mark segment's length when last seen, -1 to ask again. */
         long markLength = -1;
+        /** Its {@code RevisionStreamClientMark} attribute as last seen or set. */
+        long mark = NO_MARK;
         /** Writer → when a pass first found it behind the previous watermark. */
         final Map<String, Long> behindSince = new HashMap<>();
     }
@@ -140,8 +151,20 @@ final class Watermarks {
             if (info.isEmpty()) {
                 return false;
             }
-            state.previous = lastWatermark(markSegment, info.get());
-            state.markLength = info.get().length();
+            long start = info.get().startOffset();
+            long length = info.get().length();
+            state.mark = admin.attribute(markSegment, MARK_ATTRIBUTE);
+            if (state.mark == NO_MARK) {
+                // as Pravega's WatermarkClient.reinitialize: an unset mark starts at the oldest revision
+                state.mark = admin.compareAndSetAttribute(markSegment, MARK_ATTRIBUTE, NO_MARK, start) ? start
+                        : admin.attribute(markSegment, MARK_ATTRIBUTE);
+            }
+            Watermark last = null;
+            if (state.mark >= start && state.mark <= length) {
+                last = lastWatermark(markSegment, state.mark, length);
+            }
+            state.previous = last != null ? last : lastWatermark(markSegment, start, length);
+            state.markLength = length;
         }
         long now = clock.millis();
         Outcome outcome = journal.read(m -> {
@@ -170,34 +193,38 @@ final class Watermarks {
             state.markLength = -1;  // someone else wrote: read the segment again on the next pass
             return false;
         }
+        if (state.previous != null) {
+            // Pravega moves the mark to the revision after the previous watermark: where the new one starts
+            long newMark = state.markLength;
+            state.mark = admin.compareAndSetAttribute(markSegment, MARK_ATTRIBUTE, state.mark, newMark) ? newMark
+                    : admin.attribute(markSegment, MARK_ATTRIBUTE);
+        }
         state.markLength = length;
         state.previous = outcome.watermark();
         return true;
     }
 
-    /** @return the last watermark in the segment, or null */
-    private Watermark lastWatermark(String segment, SegmentAdmin.SegmentInfo info) {
-        EventFrames.Reassembler events = new EventFrames.Reassembler(info.startOffset(), 16 * 1024 * 1024);
+    /** @return the last watermark in the segment between {@code from} (an event boundary) and {@code end}, or null */
+    private Watermark lastWatermark(String segment, long from, long end) {
         ByteBuffer last = null;
-        long offset = info.startOffset();
-        while (offset < info.length()) {
-            ByteBuffer data = admin.read(segment, offset, (int) Math.min(READ_CHUNK, info.length() - offset));
-            if (!data.hasRemaining()) {
-                break;
-            }
-            offset += data.remaining();
-            events.add(data);
-            for (ByteBuffer e; (e = events.take()) != null; ) {
-                last = e;
-            }
-        }
-        if (last == null) {
-            return null;
-        }
         try {
-            return Watermark.decode(last);
+            EventFrames.Reassembler events = new EventFrames.Reassembler(from, 16 * 1024 * 1024);
+            long offset = from;
+            while (offset < end) {
+                ByteBuffer data = admin.read(segment, offset, (int) Math.min(READ_CHUNK, end - offset));
+                if (!data.hasRemaining()) {
+                    break;
+                }
+                offset += data.remaining();
+                events.add(data);
+                for (ByteBuffer e; (e = events.take()) != null; ) {
+                    last = e;
+                }
+            }
+            return last == null ? null : Watermark.decode(last);
         } catch (RuntimeException e) {
-            LOG.warn("the last event of {} is no watermark ({}); starting afresh", segment, e.getMessage());
+            LOG.warn("no watermark at the end of {} read from {} ({}); starting afresh", segment, from,
+                    e.getMessage());
             return null;
         }
     }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,6 +31,7 @@ final class FakeSegmentAdmin implements SegmentAdmin {
         final int keyLength;
         /** Bytes appended with appendEvent (pretended appends have none). */
         final ByteArrayOutputStream data = new ByteArrayOutputStream();
+        final Map<UUID, Long> attributes = new TreeMap<>();
 
         Segment(boolean table, int keyLength) {
             this.table = table;
@@ -178,6 +180,31 @@ final class FakeSegmentAdmin implements SegmentAdmin {
             }
             int n = (int) Math.min(maxLength, all.length - offset);
             return ByteBuffer.wrap(all, (int) offset, n).slice();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long attribute(String name, UUID attribute) {
+        lock.lock();
+        try {
+            return require(name).attributes.getOrDefault(attribute, Long.MIN_VALUE);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean compareAndSetAttribute(String name, UUID attribute, long expected, long newValue) {
+        lock.lock();
+        try {
+            Segment s = require(name);
+            if (s.attributes.getOrDefault(attribute, Long.MIN_VALUE) != expected) {
+                return false;
+            }
+            s.attributes.put(attribute, newValue);
+            return true;
         } finally {
             lock.unlock();
         }

@@ -126,16 +126,33 @@ class WatermarksTest {
     }
 
     @Test
+    void theMarkAttributeIsWhereTheLastWatermarkStartsAsPravegaKeepsIt() {
+        createStream(60_000);
+        List<Long> starts = new ArrayList<>();
+        for (long t = 100; t <= 300; t += 100) {
+            starts.add(h.admin.length(MARK));
+            note("a", t, 0, t, 1, t);
+            assertThat(h.service.computeWatermarks()).isEqualTo(1);
+            // set to the oldest revision by the first pass; then the start of the newest watermark
+            assertThat(h.admin.attribute(MARK, Watermarks.MARK_ATTRIBUTE)).isEqualTo(t == 100 ? 0 : starts.getLast());
+        }
+        assertThat(marks()).hasSize(3);
+    }
+
+    @Test
     void afterARestartThePreviousWatermarkIsReadBackFromTheSegment() throws InterruptedException {
         createStream(60_000);
-        note("a", 100, 0, 10, 1, 10);
-        assertThat(h.service.computeWatermarks()).isEqualTo(1);
+        for (long t = 100; t <= 300; t += 100) {
+            note("a", t, 0, t, 1, t);
+            assertThat(h.service.computeWatermarks()).isEqualTo(1);
+        }
         h.close();
         h = ControllerHarness.restart(h);
+        // the last watermark (300, read from the mark attribute on) is known: a writer at 300 is behind it
         assertThat(h.service.computeWatermarks()).as("the writer has not advanced past the stored watermark")
                 .isZero();
-        note("a", 101, 0, 11, 1, 10);
+        note("a", 301, 0, 301, 1, 300);
         assertThat(h.service.computeWatermarks()).isEqualTo(1);
-        assertThat(marks()).hasSize(2).last().isEqualTo(new Watermark(101, 101, Map.of(S0, 11L, S1, 10L)));
+        assertThat(marks()).hasSize(4).last().isEqualTo(new Watermark(301, 301, Map.of(S0, 301L, S1, 300L)));
     }
 }
