@@ -7,6 +7,7 @@
 #   compat/official-client.sh bench [options]    throughput and awaited-write latency (the `sluice bench` workload)
 #   compat/official-client.sh route [options]    one event per routing key of --keys-file to an existing stream
 #   compat/official-client.sh txn-interop [options]  --action write|read: transactions on an existing stream
+#   compat/official-client.sh watermarks --role write|read [options]   noteTime / getCurrentTimeWindow on a stream
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
@@ -135,7 +136,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench|route|txn-interop) run_driver "$@" ;;
+  verify|bench|route|txn-interop|watermarks) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -143,5 +144,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench|route|txn-interop [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route|txn-interop|watermarks [options] | build | help"; exit 2 ;;
 esac

@@ -60,6 +60,11 @@ final class ServerCommand implements Callable<Integer> {
             description = "write-log bytes after which a container snapshots its state (default: ${DEFAULT-VALUE})")
     private long snapshotAfter;
 
+    @Option(names = "--watermark-interval", paramLabel = "MILLIS", defaultValue = "10000",
+            description = "how often the controller computes watermarks from writers' noted times, in ms; 0 turns it "
+                    + "off (default: ${DEFAULT-VALUE}, as Pravega's controller)")
+    private long watermarkIntervalMillis;
+
     @Option(names = "--max-inflight-bytes", paramLabel = "BYTES", defaultValue = "67108864",
             description = "append bytes a segment-store connection may have waiting to become durable before the "
                     + "server stops reading from it (backpressure; default: ${DEFAULT-VALUE})")
@@ -131,6 +136,7 @@ final class ServerCommand implements Callable<Integer> {
                 .segmentStorePort(segmentStorePort).containers(containers).fsync(!noFsync).snapshotAfterBytes(snapshotAfter);
         try {
             b.limits(new io.sluice.server.ServerLimits(maxInflightBytes, maxQueuedReplyBytes, maxFrameBeforeAuth));
+            b.watermarkInterval(java.time.Duration.ofMillis(watermarkIntervalMillis));
         } catch (IllegalArgumentException e) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -2,6 +2,10 @@ package io.sluice.client;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,18 +16,24 @@ import io.sluice.controller.ControllerClient;
 import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
+import io.sluice.readergroup.ReaderGroupState;
 import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentStores;
 import io.sluice.segment.SegmentMetadataClient;
 import io.sluice.segment.SegmentReader;
+import io.sluice.segment.WatermarkFollower;
 import io.sluice.stream.EventDeserializationException;
 import io.sluice.stream.EventPointer;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
+import io.sluice.stream.KeyRange;
 import io.sluice.stream.Position;
 import io.sluice.stream.ReaderConfig;
+import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
+import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializer;
+import io.sluice.stream.TimeWindow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +89,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private final MembershipThread membership;
     private final EventFetcher<T> fetcher;
     private final Runnable onClose;
+    private final ControllerClient controller;
+    private final SegmentStores stores;
 
     // ---- consumer-confined (the thread in readNextEvent, or the constructor, or close once the consumer left)
     /** The end of data was handed out once: later calls wait for their timeout (or a reset) before repeating it. */
@@ -94,6 +106,13 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
     private final Semaphore consumer = new Semaphore(1);
+    /** Watermark followers by stream, created by the first currentTimeWindow of each. */
+    private final ConcurrentHashMap<ScopedStream, WatermarkFollower> watermarks = new ConcurrentHashMap<>();
+    /** Key ranges of segments, for watermarks that do not name the segment read. */
+    private final ConcurrentHashMap<Segment, KeyRange> ranges = new ConcurrentHashMap<>();
+    /** Set by the first currentTimeWindow: from then on the consumer publishes its position in lastPosition. */
+    private volatile boolean timeWindowsUsed;
+    private volatile Position lastPosition;
 
     EventStreamReaderImpl(String scope, String group, String readerId, Serializer<T> serializer, ReaderConfig config,
                           ControllerClient controller, SegmentStores stores, Runnable onClose) {
@@ -106,6 +125,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         this.serializer = Objects.requireNonNull(serializer, "serializer");
         this.config = Objects.requireNonNull(config, "config");
         this.onClose = onClose;
+        this.controller = controller;
+        this.stores = stores;
         this.tokens = new ReadTokens(controller);
         this.calls = stores.calls().withConfig(new SegmentCalls.Config(RetryPolicies.toRetry(config.retry()),
                 REQUEST_TIMEOUT));
@@ -248,13 +269,21 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 } catch (RuntimeException bad) {
                     throw new EventDeserializationException(pointer, bad);
                 }
-                return new EventRead<>(event, segments.position(), pointer, null, false);
+                return new EventRead<>(event, published(segments.position()), pointer, null, false);
             }
             if (o.reader.isFinished()) {
                 member.completeSegment(o);
             }
         }
-        return new EventRead<>(null, segments.position(), null, null, member.endOfData());
+        return new EventRead<>(null, published(segments.position()), null, null, member.endOfData());
+    }
+
+    /** @return {@code p}, which {@link #currentTimeWindow} uses from now on if time windows are in use */
+    private Position published(Position p) {
+        if (timeWindowsUsed) {
+            lastPosition = p;
+        }
+        return p;
     }
 
     /**
@@ -276,6 +305,73 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         segments.restart(o, start, state.state().settings().endOffsets());
         return new SegmentTruncatedException("segment " + segment + " was truncated: the events between offsets "
                 + from + " and " + start + " are gone; reader " + readerId + " continues at offset " + start, cause);
+    }
+
+    // ------------------------------------------------------------------ time windows
+
+    @Override
+    public TimeWindow currentTimeWindow() {
+        Set<ScopedStream> streams = state.state().settings().start().keySet();
+        if (streams.size() != 1) {
+            throw new IllegalStateException("group " + scope + "/" + group + " reads " + streams.size()
+                    + " streams " + streams + ": name one with currentTimeWindow(stream)");
+        }
+        return currentTimeWindow(streams.iterator().next());
+    }
+
+    @Override
+    public TimeWindow currentTimeWindow(ScopedStream stream) {
+        Objects.requireNonNull(stream, "stream");
+        if (closed) {
+            throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group + " is closed");
+        }
+        ReaderGroupState group = state.state();
+        if (!group.settings().start().containsKey(stream)) {
+            throw new IllegalArgumentException("reader " + readerId + " is not reading stream " + stream + ": group "
+                    + scope + "/" + this.group + " reads " + group.settings().start().keySet());
+        }
+        timeWindowsUsed = true;
+        WatermarkFollower follower = watermarks.computeIfAbsent(stream, s -> new WatermarkFollower(s, stores,
+                tokens.forStream(WatermarkFollower.markSegment(s).scopedStream()), this::rangeOf));
+        return follower.advanceTo(groupPosition(group, stream));
+    }
+
+    /**
+     * @return where the group stands in {@code stream}, as Pravega's reader group state's last read positions: the
+     *     unassigned segments and the readers' owned ones (this reader's as of its last read), without the segments
+     *     read to their end
+     */
+    private SortedMap<Segment, Long> groupPosition(ReaderGroupState group, ScopedStream stream) {
+        SortedMap<Segment, Long> all = new TreeMap<>();
+        group.unassigned().forEach((s, o) -> all.put(s, o));
+        group.readers().forEach((id, r) -> r.segments().forEach((s, o) -> all.put(s, o.offset())));
+        Position mine = lastPosition;
+        if (mine != null) {
+            all.putAll(mine.segments());
+        }
+        all.keySet().removeIf(s -> !s.scopedStream().equals(stream));
+        return all;
+    }
+
+    /** @return the segment's key range from the controller (cached), or null if it cannot tell */
+    private KeyRange rangeOf(Segment segment) {
+        KeyRange known = ranges.get(segment);
+        if (known != null) {
+            return known;
+        }
+        try {
+            for (SegmentRange r : controller.epochSegments(segment.scopedStream(), segment.epoch()).ranges()) {
+                ranges.put(r.segment(), new KeyRange(r.low(), Math.min(1.0, r.high())));
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("no key range for {}: {}", segment, e.toString());
+        }
+        return ranges.get(segment);
+    }
+
+    private void closeWatermarks() {
+        watermarks.values().forEach(WatermarkFollower::close);
+        watermarks.clear();
     }
 
     // ------------------------------------------------------------------ fetchEvent
@@ -321,6 +417,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                     + "offline timeout", readerId, scope, group, e.toString());
         } finally {
             segments.closeAll();
+            closeWatermarks();
             state.close();
             if (onClose != null) {
                 onClose.run();
@@ -348,6 +445,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         awaitConsumer();
         membership.stop();
         segments.closeAll();
+        closeWatermarks();
         state.close();
         if (onClose != null) {
             onClose.run();

@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -78,6 +79,10 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private final ConcurrentHashMap<Segment, CompletableFuture<Void>> transitions = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private volatile boolean notedTime;
+    /** Counted down by close: stops the automatic noting of time. */
+    private final CountDownLatch closing = new CountDownLatch(1);
+    /** Notes the time every few seconds if the configuration says so, else null. */
+    private final Thread timeNoter;
 
     EventStreamWriterImpl(ScopedStream stream, Serializer<T> serializer, WriterConfig config, ControllerClient controller,
                           SegmentStores stores) {
@@ -103,6 +108,23 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             routes = initial;
         } finally {
             routingLock.unlock();
+        }
+        timeNoter = config.automaticallyNoteTime()
+                ? Threads.startVirtual("sluice-writer-note-time", this::noteTimeEveryFewSeconds) : null;
+    }
+
+    /** The official client's automatic noting: the current time every {@code AUTOMATIC_NOTE_TIME_SECONDS}. */
+    private void noteTimeEveryFewSeconds() {
+        try {
+            while (!closing.await(WriterConfig.AUTOMATIC_NOTE_TIME_SECONDS, TimeUnit.SECONDS)) {
+                try {
+                    noteTimeNow(System.currentTimeMillis());
+                } catch (SluiceException e) {
+                    LOG.debug("writer {} could not note the time on {}: {}", writerId, stream, e.toString());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -293,6 +315,14 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     @Override
     public void noteTime(long timestamp) {
+        if (config.automaticallyNoteTime()) {
+            throw new IllegalStateException("writer " + writerId + " notes the time automatically "
+                    + "(WriterConfig.automaticallyNoteTime): noteTime must not be called too");
+        }
+        noteTimeNow(timestamp);
+    }
+
+    private void noteTimeNow(long timestamp) {
         Map<Segment, Long> positions = new TreeMap<>();
         for (Route r : routes.values()) {
             long offset = r.writer().lastAckedOffset();
@@ -319,6 +349,14 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             LOG.warn("closing the writer of {}: some writes failed: {}", stream, e.getMessage());
         } finally {
             closed = true;
+            closing.countDown();
+            if (timeNoter != null) {
+                try {
+                    timeNoter.join(TimeUnit.SECONDS.toMillis(30));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             List<SegmentWriter> all;
             routingLock.lock();
             try {

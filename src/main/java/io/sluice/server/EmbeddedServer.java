@@ -108,7 +108,8 @@ public final class EmbeddedServer implements AutoCloseable {
             this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
             Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
             joinQuietly(warmUp);
-            ControllerSettings settings = ControllerSettings.defaults(ss, controllerEndpoint);
+            ControllerSettings settings = ControllerSettings.defaults(ss, controllerEndpoint)
+                    .withWatermarkInterval(b.watermarkInterval);
             if (b.minLease != null) {
                 settings = settings.withLeases(b.minLease, settings.maxLease())
                         .withLeaseCheckInterval(b.leaseCheckInterval);
@@ -305,6 +306,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
         private ServerTls tls;
         private ServerLimits limits = ServerLimits.DEFAULTS;
+        private Duration watermarkInterval = ControllerSettings.DEFAULT_WATERMARK_INTERVAL;
         private DelegationTokens tokens;
         private io.sluice.storage.FileOpener storageFiles = io.sluice.storage.FileOpener.DEFAULT;
         private Duration minLease;
@@ -445,6 +447,22 @@ public final class EmbeddedServer implements AutoCloseable {
             }
             this.minLease = minLease;
             this.leaseCheckInterval = checkInterval;
+            return this;
+        }
+
+        /**
+         * Sets how often the controller computes watermarks from writers' marks into the {@code _MARK} streams
+         * (default 10 s, as in Pravega; tests set it lower). {@link Duration#ZERO} turns the timer off.
+         *
+         * @return this
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder watermarkInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("watermarkInterval must not be negative: " + interval);
+            }
+            this.watermarkInterval = interval;
             return this;
         }
 

@@ -1,9 +1,11 @@
 package io.sluice.server;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.IntFunction;
@@ -12,23 +14,30 @@ import io.sluice.errors.NoSuchSegmentException;
 import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.server.controller.SegmentAdmin;
+import io.sluice.wire.Bytes;
+import io.sluice.wire.ConditionalCheckFailed;
 import io.sluice.wire.CreateSegment;
 import io.sluice.wire.CreateTableSegment;
 import io.sluice.wire.DeleteSegment;
 import io.sluice.wire.DeleteTableSegment;
 import io.sluice.wire.ErrorMessage;
+import io.sluice.wire.GetSegmentAttribute;
 import io.sluice.wire.MergeSegments;
 import io.sluice.wire.MergeSegmentsBatch;
 import io.sluice.wire.NoSuchSegment;
+import io.sluice.wire.ReadSegment;
 import io.sluice.wire.RemoveTableKeys;
 import io.sluice.wire.Reply;
 import io.sluice.wire.Request;
 import io.sluice.wire.SealSegment;
 import io.sluice.wire.SegmentAlreadyExists;
+import io.sluice.wire.SegmentAttribute;
+import io.sluice.wire.SegmentAttributeUpdated;
 import io.sluice.wire.SegmentCreated;
 import io.sluice.wire.SegmentDeleted;
 import io.sluice.wire.SegmentIsSealed;
 import io.sluice.wire.SegmentIsTruncated;
+import io.sluice.wire.SegmentRead;
 import io.sluice.wire.SegmentSealed;
 import io.sluice.wire.SegmentTruncated;
 import io.sluice.wire.SegmentsMerged;
@@ -43,6 +52,9 @@ import io.sluice.wire.UpdateTableEntries;
  * Implements {@link SegmentAdmin} for the embedded controller. Thread-safe.
  */
 public final class SegmentStore implements SegmentAdmin {
+    /** The writer id of the controller's own appends ({@link #appendEvent}); its event numbers are offsets + 1. */
+    static final UUID CONTROLLER_WRITER = new UUID(0x736c75696365L, 0x636f6e74726f6cL);
+
     private final SegmentContainer[] containers;
 
     SegmentStore(int containerCount, IntFunction<SegmentContainer> containerFactory) {
@@ -186,6 +198,77 @@ public final class SegmentStore implements SegmentAdmin {
                     + ": segment " + (info(target).isEmpty() ? target : source) + " does not exist");
             case SegmentIsSealed s -> throw new SegmentSealedException("cannot merge into sealed segment " + target);
             case Reply other -> throw unexpected("mergeSegments", target, other);
+        };
+    }
+
+    @Override
+    public long appendEvent(String name, long expectedLength, ByteBuffer payload) {
+        io.sluice.wire.WireOutput framed = new io.sluice.wire.WireOutput(payload.remaining() + 8);
+        framed.writeEventFrame(payload.duplicate());
+        Object result;
+        try {
+            result = submit(new ContainerOp.Append(System.currentTimeMillis(), name, CONTROLLER_WRITER,
+                    expectedLength + 1, 1, expectedLength, 0, framed.buffer())).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
+        return switch ((SegmentContainer.AppendResult) result) {
+            case SegmentContainer.AppendResult.Appended a -> a.ack().currentSegmentWriteOffset();
+            case SegmentContainer.AppendResult.Duplicate d -> -1;
+            case SegmentContainer.AppendResult.Refused r -> switch (r.reply()) {
+                case ConditionalCheckFailed c -> -1;
+                case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+                case SegmentIsSealed sealed -> throw new SegmentSealedException("segment " + name + " is sealed");
+                case Reply other -> throw unexpected("appendEvent", name, other);
+            };
+        };
+    }
+
+    @Override
+    public ByteBuffer read(String name, long offset, int maxLength) {
+        SegmentContainer c = container(name);
+        CompletableFuture<Reply> answer = new CompletableFuture<>();
+        c.query(ctx -> {
+            Optional<Segment> s = ctx.segment(name);
+            if (s.isPresent() && !s.get().isTable() && offset >= s.get().length()) {
+                return offset == s.get().length() ? new SegmentRead(name, offset, true, false, Bytes.EMPTY, 0)
+                        : new ErrorMessage(0, name, "offset " + offset + " is beyond the length " + s.get().length(),
+                                ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+            }
+            return c.read(ctx, new ReadSegment(name, offset, Math.max(1, maxLength), "", 0), ReplySink.NONE, this);
+        }, answer::complete);
+        return switch (answer.join()) {
+            case SegmentRead r -> {
+                ByteBuffer data = r.data();
+                yield data.remaining() > maxLength ? data.slice(data.position(), maxLength) : data;
+            }
+            case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+            case SegmentIsTruncated t -> throw new IllegalArgumentException("segment " + name + " starts at "
+                    + t.startOffset() + ": cannot read it at " + offset);
+            case ErrorMessage e -> throw new IllegalArgumentException("cannot read segment " + name + ": "
+                    + e.message());
+            case Reply other -> throw unexpected("read", name, other);
+        };
+    }
+
+    @Override
+    public long attribute(String name, UUID attribute) {
+        SegmentContainer c = container(name);
+        CompletableFuture<Reply> answer = new CompletableFuture<>();
+        c.query(ctx -> c.attribute(ctx, new GetSegmentAttribute(0, name, attribute, "")), answer::complete);
+        return switch (answer.join()) {
+            case SegmentAttribute a -> a.value();
+            case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+            case Reply other -> throw unexpected("attribute", name, other);
+        };
+    }
+
+    @Override
+    public boolean compareAndSetAttribute(String name, UUID attribute, long expected, long newValue) {
+        return switch (call(new UpdateSegmentAttribute(0, name, attribute, newValue, expected, ""))) {
+            case SegmentAttributeUpdated u -> u.success();
+            case NoSuchSegment n -> throw new NoSuchSegmentException("segment " + name + " does not exist");
+            case Reply other -> throw unexpected("compareAndSetAttribute", name, other);
         };
     }
 

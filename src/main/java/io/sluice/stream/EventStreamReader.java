@@ -56,6 +56,29 @@ public interface EventStreamReader<T> extends AutoCloseable {
      */
     T fetchEvent(EventPointer pointer);
 
+    /**
+     * Where the group stands in time in {@code stream}, by the watermarks the controller computed from writers'
+     * noted times (see {@link TimeWindow} and docs/watermarks.md), as Pravega's {@code getCurrentTimeWindow}. The
+     * reader starts following the stream's watermarks ({@code _MARK<stream>}) on the first call; each call then
+     * reads the watermarks up to the group's position (this reader's position as of its last
+     * {@link #readNextEvent}, the other readers' as last reported to the group). Blocks for those reads; may be
+     * called from any thread.
+     *
+     * @param stream a stream the group reads
+     * @return the window, never null; either bound may be null (unknown)
+     * @throws IllegalArgumentException if the group does not read {@code stream}
+     * @throws IllegalStateException if the reader is closed
+     */
+    TimeWindow currentTimeWindow(ScopedStream stream);
+
+    /**
+     * {@link #currentTimeWindow(ScopedStream)} for the one stream the group reads.
+     *
+     * @return the window, never null
+     * @throws IllegalStateException if the group reads more than one stream (name it then), or the reader is closed
+     */
+    TimeWindow currentTimeWindow();
+
     /** @return the reader's id within its group */
     String readerId();
 

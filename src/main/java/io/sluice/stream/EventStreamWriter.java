@@ -66,9 +66,13 @@ public interface EventStreamWriter<T> extends AutoCloseable {
 
     /**
      * Notes that every event this writer will write from now on has a time at least {@code timestamp} (e.g. event
-     * time in milliseconds): the controller combines the notes of all writers into watermarks for readers.
+     * time in milliseconds): the controller combines the notes of all writers into watermarks for readers
+     * ({@link EventStreamReader#currentTimeWindow}; see docs/watermarks.md). The note carries the writer's position
+     * (the offsets of its segments as last acknowledged). A writer that closes is taken out of the watermarks.
      *
      * @param timestamp a non-decreasing time
+     * @throws IllegalStateException if the writer notes the time automatically
+     *     ({@link WriterConfig#automaticallyNoteTime()})
      */
     void noteTime(long timestamp);
 

@@ -17,9 +17,12 @@ import java.util.Objects;
  * @param transactionLease how long a transaction stays open without a ping (the controller aborts it after that;
  *     an open transaction pings at a third of it). 30 s by default; the controller bounds it (the embedded
  *     server accepts 10 s to 600 s by default)
+ * @param automaticallyNoteTime whether the writer notes the current time ({@link System#currentTimeMillis()}) for
+ *     watermarks by itself, every {@value #AUTOMATIC_NOTE_TIME_SECONDS} s as the official client does; then
+ *     {@link EventStreamWriter#noteTime} must not be called. Off by default
  */
 public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry,
-                           int maxBlockBytes, Duration transactionLease) {
+                           int maxBlockBytes, Duration transactionLease, boolean automaticallyNoteTime) {
 
     /**
      * The most event bytes (framing included) one append frame carries: a Pravega segment store refuses frames longer
@@ -31,13 +34,25 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
     /** The default {@link #transactionLease()}. */
     public static final Duration DEFAULT_TRANSACTION_LEASE = Duration.ofSeconds(30);
 
-    /** 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks, 30 s transaction lease. */
-    public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
-            RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE);
+    /** How often a writer with {@link #automaticallyNoteTime()} notes the time (the official client's period). */
+    public static final int AUTOMATIC_NOTE_TIME_SECONDS = 5;
 
-    /** A configuration with the default transaction lease. */
+    /**
+     * 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks, 30 s transaction lease,
+     * no automatic noting of time.
+     */
+    public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
+            RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE, false);
+
+    /** A configuration with the default transaction lease, without automatic noting of time. */
     public WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry, int maxBlockBytes) {
-        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, DEFAULT_TRANSACTION_LEASE);
+        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, DEFAULT_TRANSACTION_LEASE, false);
+    }
+
+    /** A configuration without automatic noting of time. */
+    public WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry, int maxBlockBytes,
+                        Duration transactionLease) {
+        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, false);
     }
 
     /** Checks the values. */
@@ -60,21 +75,34 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
 
     /** @return a copy with another outstanding-bytes bound */
     public WriterConfig withMaxOutstandingBytes(long bytes) {
-        return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes, transactionLease);
+        return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes, transactionLease,
+                automaticallyNoteTime);
     }
 
     /** @return a copy with another backpressure timeout */
     public WriterConfig withBackpressureTimeout(Duration timeout) {
-        return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes, transactionLease);
+        return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes, transactionLease,
+                automaticallyNoteTime);
     }
 
     /** @return a copy with another retry policy */
     public WriterConfig withRetry(RetryPolicy r) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease,
+                automaticallyNoteTime);
     }
 
     /** @return a copy with another transaction lease */
     public WriterConfig withTransactionLease(Duration lease) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, lease);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, lease,
+                automaticallyNoteTime);
+    }
+
+    /**
+     * @param on whether the writer notes the current time by itself every {@value #AUTOMATIC_NOTE_TIME_SECONDS} s
+     *     (as the official client's {@code EventWriterConfig.automaticallyNoteTime})
+     * @return a copy with automatic noting of time on or off
+     */
+    public WriterConfig withAutomaticallyNoteTime(boolean on) {
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, on);
     }
 }

@@ -115,6 +115,13 @@ class ServerCommandTest {
     }
 
     @Test
+    void aNegativeWatermarkIntervalIsAUsageError() {
+        Run run = server("--watermark-interval", "-1");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("sluice server: watermarkInterval must not be negative").doesNotContain("\tat ");
+    }
+
+    @Test
     void unusableDataDirectoryIsOneLine() throws IOException {
         Path file = Files.writeString(dir.resolve("a-file"), "x");
         Path under = file.resolve("data");

@@ -81,6 +81,7 @@ final class ControllerCore {
     private final ControllerSettings settings;
     /** Scoped names of streams whose background commit or abort failed; the timer tries them again. */
     private final Set<String> retryStreams = ConcurrentHashMap.newKeySet();
+    private final Watermarks watermarks;
 
     ControllerCore(Journal journal, SerialExecutors executors, SegmentAdmin admin, Clock clock,
                    ControllerSettings settings) {
@@ -89,6 +90,7 @@ final class ControllerCore {
         this.admin = admin;
         this.clock = clock;
         this.settings = settings;
+        this.watermarks = new Watermarks(journal, executors, admin, clock);
     }
 
     ControllerSettings settings() {
@@ -986,7 +988,8 @@ final class ControllerCore {
             }
             if (batch.txns().getFirst().epoch() == batch.active().referenceEpoch()) {
                 for (TxnRecord txn : batch.txns()) {
-                    mergeTransaction(scope, stream, txn.id(), batch.active().segments());
+                    noteCommitMark(scope, stream, txn,
+                            mergeTransaction(scope, stream, txn.id(), batch.active().segments()));
                     journal.write(m -> Decision.of(null,
                             new ControllerEvent.TxnCommitted(scope, stream, txn.id(), clock.millis())));
                 }
@@ -1015,7 +1018,9 @@ final class ControllerCore {
         for (UUID id : rolling.txns()) {
             boolean committing = journal.read(m -> m.stream(scope, stream).txnState(id) == TxnPhase.COMMITTING);
             if (committing) {
-                mergeTransaction(scope, stream, id, rolling.txnCopies().segments());
+                TxnRecord txn = journal.read(m -> m.stream(scope, stream).txns.get(id));
+                noteCommitMark(scope, stream, txn,
+                        mergeTransaction(scope, stream, id, rolling.txnCopies().segments()));
                 journal.write(m -> Decision.of(null,
                         new ControllerEvent.TxnCommitted(scope, stream, id, clock.millis())));
             }
@@ -1030,7 +1035,9 @@ final class ControllerCore {
     }
 
     /** Seals each of the transaction's segments and merges it into the target of the same number. Idempotent. */
-    private void mergeTransaction(String scope, String stream, UUID txnId, List<SegmentRecord> targets) {
+    /** @return segment id → its length after the merge, for the segments the transaction wrote to */
+    private Map<Long, Long> mergeTransaction(String scope, String stream, UUID txnId, List<SegmentRecord> targets) {
+        Map<Long, Long> offsets = new LinkedHashMap<>();
         for (SegmentRecord target : targets) {
             String source = Names.txnSegmentName(scope, stream, target.number(), txnId);
             if (admin.segmentInfo(source).isEmpty()) {
@@ -1041,7 +1048,23 @@ final class ControllerCore {
             } catch (NoSuchSegmentException e) {
                 continue;
             }
-            admin.mergeSegments(Names.segmentName(scope, stream, target.id()), source);
+            offsets.put(target.id(), admin.mergeSegments(Names.segmentName(scope, stream, target.id()), source));
+        }
+        return offsets;
+    }
+
+    /**
+     * A committed transaction counts as a mark of its writer (Pravega's {@code generateMarksForTransactions}): its
+     * commit time at the offsets its merge left. Marks that do not advance the writer's are ignored.
+     */
+    private void noteCommitMark(String scope, String stream, TxnRecord txn, Map<Long, Long> offsets) {
+        if (txn == null || txn.writerId() == null || txn.writerId().isEmpty()) {
+            return;
+        }
+        try {
+            noteTimestampFromWriter(scope, stream, txn.writerId(), txn.commitTimestamp(), offsets);
+        } catch (RuntimeException e) {
+            LOG.warn("noting the commit of transaction {} as a mark of writer {} failed", txn.id(), txn.writerId(), e);
         }
     }
 
@@ -1250,6 +1273,11 @@ final class ControllerCore {
 
     // ---------------------------------------------------------------- watermarking
 
+    /** @return the periodic watermarking of every stream */
+    Watermarks watermarks() {
+        return watermarks;
+    }
+
     TimestampResponse.Status noteTimestampFromWriter(String scope, String stream, String writer, long timestamp,
                                                      Map<Long, Long> position) {
         return journal.write(m -> {
@@ -1287,8 +1315,9 @@ final class ControllerCore {
             if (s == null || !s.writers.containsKey(writer)) {
                 return Decision.of(RemoveWriterResponse.Status.UNKNOWN_WRITER);
             }
+            // as Pravega's shutdownWriter: the mark stays, no longer alive, until a watermark pass drops it
             return Decision.of(RemoveWriterResponse.Status.SUCCESS,
-                    new ControllerEvent.WriterRemoved(scope, stream, writer));
+                    new ControllerEvent.WriterShutDown(scope, stream, writer));
         });
     }
 

@@ -335,7 +335,20 @@ public sealed interface ControllerEvent {
         }
     }
 
-    /** A writer shut down; its mark is dropped. */
+    /**
+     * A writer shut down ({@code removeWriter}): its mark stays, no longer alive, until a watermark pass drops it (as
+     * Pravega's {@code shutdownWriter} does).
+     */
+    record WriterShutDown(String scope, String stream, String writer) implements ControllerEvent {
+        /** Checks the fields. */
+        public WriterShutDown {
+            Objects.requireNonNull(scope, "scope");
+            Objects.requireNonNull(stream, "stream");
+            Objects.requireNonNull(writer, "writer");
+        }
+    }
+
+    /** A writer's mark is dropped: it shut down or timed out and counts no more for watermarks. */
     record WriterRemoved(String scope, String stream, String writer) implements ControllerEvent {
         /** Checks the fields. */
         public WriterRemoved {

@@ -57,6 +57,7 @@ import io.sluice.server.controller.ControllerEvent.TxnCreated;
 import io.sluice.server.controller.ControllerEvent.TxnPinged;
 import io.sluice.server.controller.ControllerEvent.WriterMarkNoted;
 import io.sluice.server.controller.ControllerEvent.WriterRemoved;
+import io.sluice.server.controller.ControllerEvent.WriterShutDown;
 
 /**
  * Turns {@link ControllerEvent}s into bytes and back, for a durable {@link ControllerStore}.
@@ -104,6 +105,7 @@ public final class ControllerEventCodec {
     private static final int SUBSCRIBER_STREAM_CUT_UPDATED = 44;
     private static final int WRITER_MARK_NOTED = 50;
     private static final int WRITER_REMOVED = 51;
+    private static final int WRITER_SHUT_DOWN = 52;
     private static final int KVT_CREATING = 60;
     private static final int KVT_ACTIVATED = 61;
     private static final int KVT_DELETING = 62;
@@ -317,6 +319,11 @@ public final class ControllerEventCodec {
                 names(out, e.scope(), e.stream());
                 string(out, e.writer());
             }
+            case WriterShutDown e -> {
+                out.writeByte(WRITER_SHUT_DOWN);
+                names(out, e.scope(), e.stream());
+                string(out, e.writer());
+            }
             case KvtCreating e -> {
                 out.writeByte(KVT_CREATING);
                 names(out, e.scope(), e.kvt());
@@ -391,6 +398,7 @@ public final class ControllerEventCodec {
                     in.readLong(), map(in), in.readLong());
             case WRITER_MARK_NOTED -> new WriterMarkNoted(string(in), string(in), string(in), in.readLong(), map(in));
             case WRITER_REMOVED -> new WriterRemoved(string(in), string(in), string(in));
+            case WRITER_SHUT_DOWN -> new WriterShutDown(string(in), string(in), string(in));
             case KVT_CREATING -> new KvtCreating(string(in), string(in), kvtConfig(bytes(in)), uuid(in),
                     in.readLong());
             case KVT_ACTIVATED -> new KvtActivated(string(in), string(in));

@@ -48,6 +48,7 @@ import io.sluice.server.controller.ControllerEvent.TxnCreated;
 import io.sluice.server.controller.ControllerEvent.TxnPinged;
 import io.sluice.server.controller.ControllerEvent.WriterMarkNoted;
 import io.sluice.server.controller.ControllerEvent.WriterRemoved;
+import io.sluice.server.controller.ControllerEvent.WriterShutDown;
 import io.sluice.server.controller.StreamMeta.RollingRecord;
 import io.sluice.server.controller.StreamMeta.ScaleRecord;
 import io.sluice.server.controller.StreamMeta.SubscriberRecord;
@@ -259,7 +260,9 @@ final class ControllerModel {
             case SubscriberStreamCutUpdated e -> requireStream(e.scope(), e.stream()).subscribers.put(e.subscriber(),
                     new SubscriberRecord(e.subscriber(), e.generation(), e.streamCut(), e.time()));
             case WriterMarkNoted e -> requireStream(e.scope(), e.stream()).writers.put(e.writer(),
-                    new WriterMark(e.timestamp(), e.position()));
+                    new WriterMark(e.timestamp(), e.position(), true));
+            case WriterShutDown e -> requireStream(e.scope(), e.stream()).writers.computeIfPresent(e.writer(),
+                    (w, m) -> new WriterMark(m.timestamp(), m.position(), false));
             case WriterRemoved e -> requireStream(e.scope(), e.stream()).writers.remove(e.writer());
             case KvtCreating e -> {
                 int start = nextKvtSegmentNumbers.getOrDefault(Names.scoped(e.scope(), e.kvt()), 0);

@@ -16,14 +16,21 @@ import io.sluice.common.Endpoint;
  * @param maxExecutionTimeBound upper bound of a transaction's lifetime (Pravega: 1 day; otherwise 1000 leases)
  * @param leaseCheckInterval how often expired leases are looked for; {@link Duration#ZERO} disables the timer thread
  *        (tests then call {@link EmbeddedControllerService#expireLeases()})
+ * @param watermarkInterval how often watermarks are computed from writers' marks (Pravega: 10 s, its
+ *        {@code controller.watermarking.frequency.seconds}); {@link Duration#ZERO} disables the timer thread (tests
+ *        then call {@link EmbeddedControllerService#computeWatermarks()})
  */
 public record ControllerSettings(Endpoint segmentStore, Endpoint controller, int pageSize, Duration minLease,
-                                 Duration maxLease, Duration maxExecutionTimeBound, Duration leaseCheckInterval) {
+                                 Duration maxLease, Duration maxExecutionTimeBound, Duration leaseCheckInterval,
+                                 Duration watermarkInterval) {
+
+    /** Pravega's default {@link #watermarkInterval()}. */
+    public static final Duration DEFAULT_WATERMARK_INTERVAL = Duration.ofSeconds(10);
 
     /** Pravega's defaults for everything but the endpoints. */
     public static ControllerSettings defaults(Endpoint segmentStore, Endpoint controller) {
         return new ControllerSettings(segmentStore, controller, 1000, Duration.ofSeconds(10), Duration.ofSeconds(600),
-                Duration.ofDays(1), Duration.ofSeconds(1));
+                Duration.ofDays(1), Duration.ofSeconds(1), DEFAULT_WATERMARK_INTERVAL);
     }
 
     /** Checks the fields. */
@@ -34,6 +41,10 @@ public record ControllerSettings(Endpoint segmentStore, Endpoint controller, int
         Objects.requireNonNull(maxLease, "maxLease");
         Objects.requireNonNull(maxExecutionTimeBound, "maxExecutionTimeBound");
         Objects.requireNonNull(leaseCheckInterval, "leaseCheckInterval");
+        Objects.requireNonNull(watermarkInterval, "watermarkInterval");
+        if (watermarkInterval.isNegative()) {
+            throw new IllegalArgumentException("watermarkInterval must not be negative, got " + watermarkInterval);
+        }
         if (pageSize < 1) {
             throw new IllegalArgumentException("pageSize must be at least 1, got " + pageSize);
         }
@@ -49,18 +60,24 @@ public record ControllerSettings(Endpoint segmentStore, Endpoint controller, int
     /** @return a copy with another page size */
     public ControllerSettings withPageSize(int newPageSize) {
         return new ControllerSettings(segmentStore, controller, newPageSize, minLease, maxLease,
-                maxExecutionTimeBound, leaseCheckInterval);
+                maxExecutionTimeBound, leaseCheckInterval, watermarkInterval);
     }
 
     /** @return a copy with other lease bounds */
     public ControllerSettings withLeases(Duration newMinLease, Duration newMaxLease) {
         return new ControllerSettings(segmentStore, controller, pageSize, newMinLease, newMaxLease,
-                maxExecutionTimeBound, leaseCheckInterval);
+                maxExecutionTimeBound, leaseCheckInterval, watermarkInterval);
     }
 
     /** @return a copy with another lease check interval ({@link Duration#ZERO}: no timer thread) */
     public ControllerSettings withLeaseCheckInterval(Duration interval) {
         return new ControllerSettings(segmentStore, controller, pageSize, minLease, maxLease, maxExecutionTimeBound,
-                interval);
+                interval, watermarkInterval);
+    }
+
+    /** @return a copy with another watermark interval ({@link Duration#ZERO}: no timer thread) */
+    public ControllerSettings withWatermarkInterval(Duration interval) {
+        return new ControllerSettings(segmentStore, controller, pageSize, minLease, maxLease, maxExecutionTimeBound,
+                leaseCheckInterval, interval);
     }
 }

@@ -109,8 +109,8 @@ import io.sluice.server.controller.ControllerEvent.KeyRange;
  * {@code ""}, as in Pravega.
  *
  * <p>Handlers block the gRPC thread until their change is durable and the segment store calls are done (use a
- * virtual-thread executor for the server). Thread-safe. {@link #close()} stops the lease timer and waits for
- * background work.
+ * virtual-thread executor for the server). Thread-safe. {@link #close()} stops the lease and watermark timers and waits
+ * for background work.
  */
 public final class EmbeddedControllerService extends ControllerServiceGrpc.ControllerServiceImplBase
         implements AutoCloseable {
@@ -131,6 +131,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     private final DelegationTokens tokens;
     private final CountDownLatch stopping = new CountDownLatch(1);
     private final Thread leaseTimer;
+    private final Thread watermarkTimer;
 
     private EmbeddedControllerService(Builder b) {
         this.settings = b.settings;
@@ -150,6 +151,8 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         } else {
             leaseTimer = Threads.startVirtual("sluice-controller-lease-timer", this::leaseLoop);
         }
+        watermarkTimer = settings.watermarkInterval().isZero() ? null
+                : Threads.startVirtual("sluice-controller-watermarks", this::watermarkLoop);
     }
 
     /**
@@ -239,6 +242,17 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     }
 
     /**
+     * Computes watermarks now: for every stream with writer marks, appends a watermark to its {@code _MARK} stream if
+     * the marks allow one (see docs/watermarks.md). The watermark timer calls this every
+     * {@link ControllerSettings#watermarkInterval()}; tests with the timer off call it themselves. Blocks.
+     *
+     * @return how many watermarks were written
+     */
+    public int computeWatermarks() {
+        return core.watermarks().run();
+    }
+
+    /**
      * Waits until no controller work (foreground or background) is queued or running.
      *
      * @return false on timeout
@@ -252,11 +266,13 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void close() {
         stopping.countDown();
-        if (leaseTimer != null) {
-            try {
-                leaseTimer.join(CLOSE_TIMEOUT.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        for (Thread timer : new Thread[] {leaseTimer, watermarkTimer}) {
+            if (timer != null) {
+                try {
+                    timer.join(CLOSE_TIMEOUT.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         if (!executors.close(CLOSE_TIMEOUT)) {
@@ -273,6 +289,20 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
                     core.retryFailedWork();
                 } catch (RuntimeException e) {
                     LOG.warn("checking transaction leases failed", e);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void watermarkLoop() {
+        try {
+            while (!stopping.await(settings.watermarkInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+                try {
+                    core.watermarks().run();
+                } catch (RuntimeException e) {
+                    LOG.warn("computing watermarks failed", e);
                 }
             }
         } catch (InterruptedException e) {

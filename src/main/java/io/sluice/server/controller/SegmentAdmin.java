@@ -1,6 +1,8 @@
 package io.sluice.server.controller;
 
+import java.nio.ByteBuffer;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * What the embedded controller asks of the embedded segment store, in-process: the same operations its wire
@@ -59,6 +61,42 @@ public interface SegmentAdmin {
      * @throws io.sluice.errors.SegmentSealedException if the target is sealed
      */
     long mergeSegments(String target, String source);
+
+    /**
+     * Appends one event ({@code [i32 0][i32 n][n bytes]}) to a stream segment if its length is
+     * {@code expectedLength} (a conditional append, as a revisioned stream client makes one). Reads {@code payload}
+     * from its position to its limit without moving them.
+     *
+     * @return the segment's length after the append, or -1 if its length was not {@code expectedLength}
+     * @throws io.sluice.errors.NoSuchSegmentException if it does not exist
+     * @throws io.sluice.errors.SegmentSealedException if it is sealed
+     */
+    long appendEvent(String name, long expectedLength, ByteBuffer payload);
+
+    /**
+     * Reads a stream segment's bytes, without waiting for data.
+     *
+     * @param offset where to start (at least its start offset)
+     * @param maxLength the most bytes to return
+     * @return the bytes from {@code offset}, at most {@code maxLength}; empty at its length
+     * @throws io.sluice.errors.NoSuchSegmentException if it does not exist
+     * @throws IllegalArgumentException if {@code offset} lies before its start or beyond its length
+     */
+    ByteBuffer read(String name, long offset, int maxLength);
+
+    /**
+     * @return the value of a segment attribute, or {@code Long.MIN_VALUE} if it is not set
+     * @throws io.sluice.errors.NoSuchSegmentException if the segment does not exist
+     */
+    long attribute(String name, UUID attribute);
+
+    /**
+     * Sets a segment attribute to {@code newValue} if it is {@code expected} ({@code Long.MIN_VALUE}: not set).
+     *
+     * @return whether it was set
+     * @throws io.sluice.errors.NoSuchSegmentException if the segment does not exist
+     */
+    boolean compareAndSetAttribute(String name, UUID attribute, long expected, long newValue);
 
     /** @return the segment's current state, or empty if it does not exist */
     Optional<SegmentInfo> segmentInfo(String name);

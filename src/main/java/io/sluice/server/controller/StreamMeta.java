@@ -94,8 +94,12 @@ final class StreamMeta {
         }
     }
 
-    /** A writer's last noted time and position. */
-    record WriterMark(long timestamp, Map<Long, Long> position) {
+    /**
+     * A writer's last noted time and position.
+     *
+     * @param alive false once the writer shut down ({@code removeWriter})
+     */
+    record WriterMark(long timestamp, Map<Long, Long> position, boolean alive) {
         WriterMark {
             position = Map.copyOf(position);
         }

@@ -37,6 +37,15 @@
  * of that epoch, as Pravega's rolling transactions do. Leases are checked by a timer thread
  * ({@link io.sluice.server.controller.ControllerSettings#leaseCheckInterval()}).
  *
+ * <h2>Watermarks</h2>
+ * Writers' marks ({@code noteTimestampFromWriter}, and each committed transaction that names its writer) are in the
+ * journal; {@code Watermarks} turns them into watermarks on a timer
+ * ({@link io.sluice.server.controller.ControllerSettings#watermarkInterval()}, 10 s as in Pravega), with Pravega
+ * 0.13's {@code PeriodicWatermarking} rules, and appends each to {@code _MARK<stream>} in Pravega's byte format
+ * ({@link io.sluice.wire.Watermark}). {@code removeWriter} marks a writer shut down, as Pravega's
+ * {@code shutdownWriter}: its mark counts while it is ahead of the last watermark, then a pass drops it. See
+ * docs/watermarks.md.
+ *
  * <h2>Authentication</h2>
  * Off by default. When on, calls need {@code authorization: Basic base64(user:password)} checked against a
  * {@link io.sluice.server.controller.PasswordFile} ({@code user:pbkdf2-sha256$iter$salt$hash:acl} lines, made with
@@ -49,7 +58,8 @@
  * Malformed requests that make Pravega fail with INTERNAL or UNKNOWN (which its client retries) are answered with
  * INVALID_ARGUMENT; creating a transaction on a sealed stream with FAILED_PRECONDITION. Scales run to completion
  * within the {@code scale} call ({@code checkScale} then reports SUCCESS). {@code getSegments} returns the head
- * whatever the timestamp, as Pravega 0.13 does. Removing a writer drops its mark (a second removal answers
- * UNKNOWN_WRITER). Completed transactions are remembered per stream up to 1000.
+ * whatever the timestamp, as Pravega 0.13 does. The watermark passes keep no {@code RevisionStreamClientMark}
+ * attribute on the {@code _MARK} segment (after a restart they read the last watermark back from the segment).
+ * Completed transactions are remembered per stream up to 1000.
  */
 package io.sluice.server.controller;

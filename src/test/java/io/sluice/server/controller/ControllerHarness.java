@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An {@link EmbeddedControllerService} on an in-process gRPC server with a {@link FakeSegmentAdmin}, a settable
- * clock, no lease timer, and a blocking stub. Close it after the test.
+ * clock, no lease or watermark timer, and a blocking stub. Close it after the test.
  */
 final class ControllerHarness implements AutoCloseable {
     static final Endpoint SEGMENT_STORE = new Endpoint("127.0.0.1", 12345);
@@ -86,7 +86,8 @@ final class ControllerHarness implements AutoCloseable {
         this.store = store;
         this.clock = clock;
         ControllerSettings settings = ControllerSettings.defaults(SEGMENT_STORE, CONTROLLER)
-                .withPageSize(pageSize).withLeaseCheckInterval(leaseCheckInterval);
+                .withPageSize(pageSize).withLeaseCheckInterval(leaseCheckInterval)
+                .withWatermarkInterval(Duration.ZERO);
         EmbeddedControllerService.Builder builder = EmbeddedControllerService.builder(admin, settings)
                 .store(store).clock(clock);
         if (users != null) {

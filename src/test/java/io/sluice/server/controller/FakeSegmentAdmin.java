@@ -1,10 +1,13 @@
 package io.sluice.server.controller;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,6 +29,9 @@ final class FakeSegmentAdmin implements SegmentAdmin {
         boolean sealed;
         final boolean table;
         final int keyLength;
+        /** Bytes appended with appendEvent (pretended appends have none). */
+        final ByteArrayOutputStream data = new ByteArrayOutputStream();
+        final Map<UUID, Long> attributes = new TreeMap<>();
 
         Segment(boolean table, int keyLength) {
             this.table = table;
@@ -135,6 +141,70 @@ final class FakeSegmentAdmin implements SegmentAdmin {
             segments.remove(source);
             t.length += s.length;
             return t.length;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long appendEvent(String name, long expectedLength, ByteBuffer payload) {
+        lock.lock();
+        try {
+            calls.add("appendEvent " + name);
+            Segment s = require(name);
+            if (s.sealed) {
+                throw new SegmentSealedException(name);
+            }
+            if (s.length != expectedLength) {
+                return -1;
+            }
+            ByteBuffer p = payload.duplicate();
+            byte[] bytes = new byte[p.remaining()];
+            p.get(bytes);
+            s.data.writeBytes(ByteBuffer.allocate(8).putInt(0).putInt(bytes.length).array());
+            s.data.writeBytes(bytes);
+            s.length += 8 + bytes.length;
+            return s.length;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public ByteBuffer read(String name, long offset, int maxLength) {
+        lock.lock();
+        try {
+            byte[] all = require(name).data.toByteArray();
+            if (offset < 0 || offset > all.length) {
+                throw new IllegalArgumentException("offset " + offset + " beyond " + all.length);
+            }
+            int n = (int) Math.min(maxLength, all.length - offset);
+            return ByteBuffer.wrap(all, (int) offset, n).slice();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long attribute(String name, UUID attribute) {
+        lock.lock();
+        try {
+            return require(name).attributes.getOrDefault(attribute, Long.MIN_VALUE);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean compareAndSetAttribute(String name, UUID attribute, long expected, long newValue) {
+        lock.lock();
+        try {
+            Segment s = require(name);
+            if (s.attributes.getOrDefault(attribute, Long.MIN_VALUE) != expected) {
+                return false;
+            }
+            s.attributes.put(attribute, newValue);
+            return true;
         } finally {
             lock.unlock();
         }

@@ -250,6 +250,7 @@ class PersistenceTest {
                 new ControllerEvent.SubscriberStreamCutUpdated("sc", "s", "sc/rg", 3, Map.of(0L, 1L), 10),
                 new ControllerEvent.WriterMarkNoted("sc", "s", "w", 11, Map.of(0L, 2L)),
                 new ControllerEvent.WriterRemoved("sc", "s", "w"),
+                new ControllerEvent.WriterShutDown("sc", "s", "w"),
                 new ControllerEvent.KvtCreating("sc", "t", KeyValueTableConfig.newBuilder().setPartitionCount(2)
                         .build(), id, 12),
                 new ControllerEvent.KvtActivated("sc", "t"),

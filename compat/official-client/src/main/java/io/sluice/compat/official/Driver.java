@@ -96,6 +96,7 @@ public final class Driver {
                 case "verify" -> verify(run, report);
                 case "route" -> RoutePart.run(run, report);
                 case "txn-interop" -> TxnInteropPart.run(run, report);
+                case "watermarks" -> WatermarkPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {

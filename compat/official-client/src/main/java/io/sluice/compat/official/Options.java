@@ -31,16 +31,17 @@ import java.util.Set;
  * @param action          txn-interop: {@code write} or {@code read}; else null
  * @param transactions    bench: transactions to write instead of the plain workload (0: none)
  * @param txnEvents       bench: events per transaction
+ * @param role            watermarks: {@code write} or {@code read}; else null
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
-               boolean keep, Path keysFile, String action, int transactions, int txnEvents) {
+               boolean keep, Path keysFile, String action, int transactions, int txnEvents, String role) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
 
     static final String USAGE = """
-            usage: Driver verify|bench|route|txn-interop [options]
+            usage: Driver verify|bench|route|txn-interop|watermarks [options]
               verify   functional check of the official Pravega 0.13 client against a server: events through a
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
@@ -55,6 +56,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        "official-abort:...". --action read: it reads the stream and checks it holds exactly
                        "sluice-commit:k<i%8>:<i>" for i < --events (each once, per key in order) and no
                        "sluice-abort:..."
+              watermarks  on the EXISTING --scope/--stream: --role write writes --events events in three rounds,
+                       noting times 1000, 2000, 3000 after each; --role read reads --events events with a new
+                       reader group and reports getCurrentTimeWindow before and after (see WatermarkPart)
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -75,6 +79,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                                       (begin, --txn-events writes, commit awaited), read back; reports
                                       events/s and commit latency p50/p99 under "transactions" (default 0)
               --txn-events N          bench: events per transaction, default 100
+              --role write|read       watermarks: write events and note times, or read and report the window
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -100,9 +105,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route")
-                && !mode.equals("txn-interop")) {
-            throw new UsageException("unknown mode '" + mode + "': expected verify, bench, route or txn-interop");
+        if (!List.of("verify", "bench", "route", "txn-interop", "watermarks").contains(mode)) {
+            throw new UsageException("unknown mode '" + mode
+                    + "': expected verify, bench, route, txn-interop or watermarks");
         }
         boolean verify = mode.equals("verify");
         String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
@@ -119,6 +124,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         Set<String> parts = new LinkedHashSet<>(ALL_PARTS);
         boolean keep = false;
         Path keysFile = null;
+        String role = null;
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
@@ -181,6 +187,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 }
                 case "--transactions" -> transactions = intArg(name, value, 0, 10_000_000);
                 case "--txn-events" -> txnEvents = intArg(name, value, 1, 10_000_000);
+                case "--role" -> role = roleArg(value);
                 default -> throw new UsageException("unknown option '" + name + "'");
             }
         }
@@ -191,9 +198,19 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("txn-interop needs --action write|read, --scope and --stream (an existing "
                     + "stream)");
         }
+        if (mode.equals("watermarks") && (role == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("watermarks needs --scope, --stream (an existing stream) and --role write|read");
+        }
+        boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks");
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
-                warmup, parts, keep || mode.equals("route") || mode.equals("txn-interop"), keysFile, action,
-                transactions, txnEvents);
+                warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, role);
+    }
+
+    private static String roleArg(String value) throws UsageException {
+        if (!value.equals("write") && !value.equals("read")) {
+            throw new UsageException("--role must be write or read, but is '" + value + "'");
+        }
+        return value;
     }
 
     private static URI controllerUri(String value) throws UsageException {
