@@ -17,9 +17,17 @@ import java.util.Objects;
  * @param transactionLease how long a transaction stays open without a ping (the controller aborts it after that;
  *     an open transaction pings at a third of it). 30 s by default; the controller bounds it (the embedded
  *     server accepts 10 s to 600 s by default)
+ * @param largeEvents whether events larger than {@link #MAX_EVENT_BYTES} are written as large events; see
+ *     {@link #withLargeEvents(boolean)}. Off by default: such an event is refused
  */
 public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry,
-                           int maxBlockBytes, Duration transactionLease) {
+                           int maxBlockBytes, Duration transactionLease, boolean largeEvents) {
+
+    /**
+     * The largest event (serialized bytes) written as an ordinary append: 8 MiB, as in Pravega. A larger one needs
+     * {@link #withLargeEvents(boolean) withLargeEvents(true)}.
+     */
+    public static final int MAX_EVENT_BYTES = 8 * 1024 * 1024;
 
     /**
      * The most event bytes (framing included) one append frame carries: a Pravega segment store refuses frames longer
@@ -31,13 +39,22 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
     /** The default {@link #transactionLease()}. */
     public static final Duration DEFAULT_TRANSACTION_LEASE = Duration.ofSeconds(30);
 
-    /** 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks, 30 s transaction lease. */
+    /**
+     * 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks, 30 s transaction lease,
+     * no large events.
+     */
     public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
-            RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE);
+            RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE, false);
 
     /** A configuration with the default transaction lease. */
     public WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry, int maxBlockBytes) {
-        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, DEFAULT_TRANSACTION_LEASE);
+        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, DEFAULT_TRANSACTION_LEASE, false);
+    }
+
+    /** A configuration without large events. */
+    public WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry, int maxBlockBytes,
+                        Duration transactionLease) {
+        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, false);
     }
 
     /** Checks the values. */
@@ -60,21 +77,45 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
 
     /** @return a copy with another outstanding-bytes bound */
     public WriterConfig withMaxOutstandingBytes(long bytes) {
-        return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes, transactionLease);
+        return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, largeEvents);
     }
 
     /** @return a copy with another backpressure timeout */
     public WriterConfig withBackpressureTimeout(Duration timeout) {
-        return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes, transactionLease);
+        return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes, transactionLease, largeEvents);
     }
 
     /** @return a copy with another retry policy */
     public WriterConfig withRetry(RetryPolicy r) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease, largeEvents);
     }
 
     /** @return a copy with another transaction lease */
     public WriterConfig withTransactionLease(Duration lease) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, lease);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, lease, largeEvents);
+    }
+
+    /**
+     * A copy that writes events larger than {@link #MAX_EVENT_BYTES} (8 MiB) as Pravega's Java client does with
+     * {@code EventWriterConfig.enableLargeEvents(true)}: the event's bytes go to a transient segment next to the
+     * event's segment, in pieces of at most 8 MiB (conditional appends), and the transient segment is then merged into
+     * the event's segment — atomically, so readers see all of the event or nothing of it, and they read it as one
+     * ordinary event. The write blocks until the merge is done (the returned handle is complete then): first the
+     * writer's earlier events are made durable, so the large event comes after them, and events written after
+     * {@code write} returns come after it. Lost connections are retried with a fresh transient segment; a sealed
+     * segment (a scale) sends the event to the successor that takes its routing key.
+     *
+     * <p>Heap: the writer keeps the caller's serialized event (not copied as a whole) plus at most two 8 MiB pieces
+     * being sent. A large event does not count against {@link #maxOutstandingBytes()}. Events of at most 8 MiB are
+     * written as usual whether or not this is on. A {@link EventStreamWriter#writeAll} batch holding an event over
+     * 8 MiB, or larger than one append frame carries ({@link #MAX_BLOCK_BYTES}), travels the same way, all of it in
+     * one transient segment (so still atomically). Without this option an event over 8 MiB is refused with an
+     * {@link IllegalArgumentException} that names this method.
+     *
+     * @param enabled whether events over 8 MiB are written as large events
+     * @return a copy with large events on or off
+     */
+    public WriterConfig withLargeEvents(boolean enabled) {
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, enabled);
     }
 }
