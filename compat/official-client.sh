@@ -6,6 +6,7 @@
 #   compat/official-client.sh verify [options]   functional check: events, txn, kvt, bytestream, synchronizer
 #   compat/official-client.sh bench [options]    throughput and awaited-write latency (the `sluice bench` workload)
 #   compat/official-client.sh route [options]    one event per routing key of --keys-file to an existing stream
+#   compat/official-client.sh large-events --role write|read [options]   large events (> 8 MiB) to/from an existing stream
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
@@ -133,7 +134,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench|route) run_driver "$@" ;;
+  verify|bench|route|large-events) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -141,5 +142,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench|route [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route|large-events [options] | build | help"; exit 2 ;;
 esac

@@ -95,6 +95,7 @@ public final class Driver {
             ok = switch (options.mode()) {
                 case "verify" -> verify(run, report);
                 case "route" -> RoutePart.run(run, report);
+                case "large-events" -> LargeEventPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {

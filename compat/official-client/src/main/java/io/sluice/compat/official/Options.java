@@ -28,16 +28,18 @@ import java.util.Set;
  * @param parts           verify: which parts to run
  * @param keep            leave streams, tables and the scope in place (no cleanup)
  * @param keysFile        route: the routing keys, one a line as the hex of their UTF-16 code units; else null
+ * @param role            large-events: {@code write} or {@code read}
+ * @param largeEvents     bench: the writer enables large events (needed for --size over 8 MiB)
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
-               boolean keep, Path keysFile) {
+               boolean keep, Path keysFile, String role, boolean largeEvents) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
 
     static final String USAGE = """
-            usage: Driver verify|bench|route [options]
+            usage: Driver verify|bench|route|large-events [options]
               verify   functional check of the official Pravega 0.13 client against a server: events through a
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
@@ -45,12 +47,17 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               route    writes one event "official:<i>" with the i-th routing key of --keys-file to the EXISTING
                        --scope/--stream (nothing created or deleted), so another client can check where the
                        official client routed each key
+              large-events  --role write: the official writer (enableLargeEvents) writes --events events of
+                       --size bytes (over 8 MiB allowed) with key "large" to the EXISTING --scope/--stream, event i
+                       holding known bytes; --role read: the official reader reads them back and checks each, whole
+                       and in order. Both report the CRC-32 of every event. Nothing created or deleted
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
               --stream NAME           default events-<random> (verify derives -txn, -bytes, -sync, -kvt, -rg)
               --events N              default 100000
-              --size BYTES            bytes per event, >= 8, default 100
+              --size BYTES            bytes per event, >= 8, default 100; over 8 MiB (up to 1 GiB) only with
+                                      large-events or bench --large-events
               --segments K            fixed segments of the event stream, default: verify 4, bench 1
               --readers R             readers in the reader group, default: verify 2, bench 1
               --timeout-seconds T     bound on the whole run, default 300
@@ -58,6 +65,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --warmup-events W       bench: write and read W events on another stream first, default 0
               --parts a,b,...         verify: subset of events,txn,kvt,bytestream,synchronizer (default all)
               --keep                  do not delete what the run created
+              --role write|read       large-events: which side the official client plays
+              --large-events          bench: the writer enables large events (events over 8 MiB go through
+                                      transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
                                       (4 digits a char, so any key survives; an empty line is the empty key)
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
@@ -85,8 +95,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route")) {
-            throw new UsageException("unknown mode '" + mode + "': expected verify, bench or route");
+        if (!mode.equals("verify") && !mode.equals("bench") && !mode.equals("route")
+                && !mode.equals("large-events")) {
+            throw new UsageException("unknown mode '" + mode + "': expected verify, bench, route or large-events");
         }
         boolean verify = mode.equals("verify");
         String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
@@ -103,6 +114,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         Set<String> parts = new LinkedHashSet<>(ALL_PARTS);
         boolean keep = false;
         Path keysFile = null;
+        String role = null;
+        boolean largeEvents = false;
         boolean scopeGiven = false;
         boolean streamGiven = false;
 
@@ -121,6 +134,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                     throw new UsageException("--keep takes no value");
                 }
                 keep = true;
+                continue;
+            }
+            if (name.equals("--large-events")) {
+                if (value != null) {
+                    throw new UsageException("--large-events takes no value");
+                }
+                largeEvents = true;
                 continue;
             }
             if (name.equals("-h") || name.equals("--help")) {
@@ -147,7 +167,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 }
                 case "--keys-file" -> keysFile = Path.of(value);
                 case "--events" -> events = intArg(name, value, 1, Integer.MAX_VALUE / 2);
-                case "--size" -> size = intArg(name, value, Payload.HEADER_BYTES, Payload.MAX_EVENT_BYTES);
+                case "--size" -> size = intArg(name, value, Payload.HEADER_BYTES, 1024 * 1024 * 1024);
+                case "--role" -> {
+                    if (!value.equals("write") && !value.equals("read")) {
+                        throw new UsageException("--role must be write or read, but is '" + value + "'");
+                    }
+                    role = value;
+                }
                 case "--segments" -> segments = intArg(name, value, 1, 1000);
                 case "--readers" -> readers = intArg(name, value, 1, 256);
                 case "--timeout-seconds" -> timeout = intArg(name, value, 1, 24 * 3600);
@@ -160,8 +186,16 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("route") && (keysFile == null || !scopeGiven || !streamGiven)) {
             throw new UsageException("route needs --scope, --stream (an existing stream) and --keys-file");
         }
+        boolean large = mode.equals("large-events");
+        if (large && (role == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("large-events needs --role write|read, --scope and --stream (an existing stream)");
+        }
+        if (size > Payload.MAX_EVENT_BYTES && !large && !(mode.equals("bench") && largeEvents)) {
+            throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
+                    + "large-events, or bench --large-events");
+        }
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
-                warmup, parts, keep || mode.equals("route"), keysFile);
+                warmup, parts, keep || mode.equals("route") || large, keysFile, role, largeEvents);
     }
 
     private static URI controllerUri(String value) throws UsageException {
