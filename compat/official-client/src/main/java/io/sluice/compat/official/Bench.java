@@ -40,7 +40,9 @@ final class Bench {
         report.put("segments", o.segments());
         report.put("readers", o.readers());
         report.put("keys", Payload.KEYS);
-        report.put("large_events", o.largeEvents());
+        if (o.largeEvents()) {
+            report.put("large_events", true);
+        }
 
         if (o.warmupEvents() > 0) {
             run.phase("bench: warm-up with " + o.warmupEvents() + " events");

@@ -56,8 +56,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --scope NAME            default official-<random>
               --stream NAME           default events-<random> (verify derives -txn, -bytes, -sync, -kvt, -rg)
               --events N              default 100000
-              --size BYTES            bytes per event, >= 8, default 100; over 8 MiB (up to 1 GiB) only with
-                                      large-events or bench --large-events
+              --size BYTES            bytes per event, >= 8, default 100 (units KiB, MiB, GiB allowed); over
+                                      8 MiB (up to 1 GiB) only with large-events or bench --large-events
               --segments K            fixed segments of the event stream, default: verify 4, bench 1
               --readers R             readers in the reader group, default: verify 2, bench 1
               --timeout-seconds T     bound on the whole run, default 300
@@ -167,7 +167,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 }
                 case "--keys-file" -> keysFile = Path.of(value);
                 case "--events" -> events = intArg(name, value, 1, Integer.MAX_VALUE / 2);
-                case "--size" -> size = intArg(name, value, Payload.HEADER_BYTES, 1024 * 1024 * 1024);
+                case "--size" -> size = intArg(name, bytesArg(value), Payload.HEADER_BYTES, 1024 * 1024 * 1024);
                 case "--role" -> {
                     if (!value.equals("write") && !value.equals("read")) {
                         throw new UsageException("--role must be write or read, but is '" + value + "'");
@@ -215,6 +215,22 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         // Pravega's rule for user stream and scope names: letters, digits, '-' and '.'
         if (!value.matches("[A-Za-z0-9][A-Za-z0-9.\\-]*")) {
             throw new UsageException(option + " '" + value + "' is not a valid name (letters, digits, '-', '.')");
+        }
+        return value;
+    }
+
+    /** {@code 12MiB} as {@code 12582912} (units KiB, MiB, GiB, any case); anything else as it is. */
+    private static String bytesArg(String value) {
+        String v = value.trim();
+        String[] units = {"kib", "mib", "gib"};
+        for (int u = 0; u < units.length; u++) {
+            if (v.length() > 3 && v.toLowerCase(Locale.ROOT).endsWith(units[u])) {
+                try {
+                    return Long.toString(Long.parseLong(v.substring(0, v.length() - 3).trim()) << (10 * (u + 1)));
+                } catch (NumberFormatException e) {
+                    return value;
+                }
+            }
         }
         return value;
     }
