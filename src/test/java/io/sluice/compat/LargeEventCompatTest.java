@@ -18,9 +18,11 @@ import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
+import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
+import io.sluice.stream.SegmentRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriterConfig;
@@ -179,6 +181,29 @@ class LargeEventCompatTest {
                 .positions().values().stream().mapToLong(Long::longValue).sum();
         assertThat(length).as("the segment holds exactly the framed events")
                 .isEqualTo(written.stream().mapToLong(e -> e.length + Event.HEADER_SIZE).sum());
+    }
+
+    @Test
+    void aLargeEventToASegmentSealedByAScaleGoesToTheSuccessorOnTheRealPravega() {
+        Target t = target("real");
+        ScopedStream stream = t.createStream("scaled-" + System.nanoTime());
+        byte[] event = content(7, 9 * MIB);
+        try (EventStreamWriter<byte[]> writer = t.client().newWriter(t.scope(), stream.name(), Serializers.bytes(),
+                LARGE)) {
+            writer.writeAndWait(KEY, new byte[] {1});
+            SegmentRange only = t.client().streamManager().currentSegments(t.scope(), stream.name()).get(0);
+            // the writer still routes to the sealed segment: the real server creates the transient segment anyway
+            // (it does not check the parent), and the merge fails; the writer follows the scale
+            t.client().streamManager().scaleStream(t.scope(), stream.name(), List.of(only.segment()),
+                    List.of(new KeyRange(0, 0.5), new KeyRange(0.5, 1)));
+            writer.write(KEY, event).await();
+            writer.writeAndWait(KEY, new byte[] {2});
+        }
+        List<byte[]> read = read(t, stream, 3);
+        assertThat(read).hasSize(3);
+        assertThat(read.get(0)).containsExactly(1);
+        assertThat(crc(read.get(1))).isEqualTo(crc(event));
+        assertThat(read.get(2)).containsExactly(2);
     }
 
     @ParameterizedTest(name = "Sluice writes 2 x 12 MiB, the official client reads them, on {0}")
