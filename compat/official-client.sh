@@ -6,7 +6,8 @@
 #   compat/official-client.sh verify [options]   functional check: events, txn, kvt, bytestream, synchronizer
 #   compat/official-client.sh bench [options]    throughput and awaited-write latency (the `sluice bench` workload)
 #   compat/official-client.sh route [options]    one event per routing key of --keys-file to an existing stream
-#   compat/official-client.sh large-events --role write|read [options]   large events (> 8 MiB) to/from an existing stream
+#   compat/official-client.sh large-events --role write|read [options]
+#                                                large events (> 8 MiB) written to / read from an existing stream
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
