@@ -154,8 +154,8 @@ public final class LargeEventWriter {
                 case ConditionalCheckFailed c -> throw new ConnectionFailedException("the segment store refused piece "
                         + c.eventNumber() + " of a large event on " + transientSegment + ": its offset check failed; "
                         + "starting over with a new transient segment");
-                case InvalidEventNumber n -> throw new ConnectionFailedException("the segment store refused event number "
-                        + n.eventNumber() + " on " + transientSegment + "; starting over with a new transient segment");
+                case InvalidEventNumber n -> throw new ConnectionFailedException("the segment store refused event "
+                        + "number " + n.eventNumber() + " on " + transientSegment + "; starting over with a new transient segment");
                 case KeepAlive k -> { }
                 case ErrorReply e -> throw failure(parent, transientSegment, tokens, token, e);
                 default -> LOG.debug("large write to {} ignores {}", transientSegment, r);

@@ -87,7 +87,8 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
 
     /** @return a copy with another retry policy */
     public WriterConfig withRetry(RetryPolicy r) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease, largeEvents);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease,
+                largeEvents);
     }
 
     /** @return a copy with another transaction lease */
@@ -116,6 +117,7 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
      * @return a copy with large events on or off
      */
     public WriterConfig withLargeEvents(boolean enabled) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, enabled);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease,
+                enabled);
     }
 }
