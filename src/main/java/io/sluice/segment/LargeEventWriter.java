@@ -2,6 +2,7 @@ package io.sluice.segment;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * merge adds all the bytes at once, so readers see the events whole or not at all.
  *
  * <p>A lost connection, a moved segment, an expired token or a transient segment the server lost start over with
- * a fresh transient segment (the failed one is deleted if the connection still allows), as the call layer's retry
+ * a fresh transient segment (the failed one is deleted, over the next connection if its own was lost), as the call
+ * layer's retry
  * policy says. A sealed or missing parent fails at once with {@link SegmentSealedException}: the caller finds the
  * successor and writes there.
  *
@@ -79,18 +81,23 @@ public final class LargeEventWriter {
     public long write(String segment, DelegationTokenProvider tokens, List<ByteBuffer> payloads) {
         Objects.requireNonNull(segment, "segment");
         LargeEventPieces pieces = new LargeEventPieces(payloads);
+        // transient segments of failed attempts that could not be deleted on their own connection (it was lost):
+        // the next attempt deletes them (a real segment store would keep them for good)
+        List<String> leftovers = new ArrayList<>();
         return calls.retrying("large write of " + pieces.framedBytes() + " bytes to " + segment, null,
-                () -> attempt(segment, tokens, pieces));
+                () -> attempt(segment, tokens, pieces, leftovers));
     }
 
     private Duration timeout() {
         return calls.config().requestTimeout();
     }
 
-    private long attempt(String parent, DelegationTokenProvider tokens, LargeEventPieces pieces) {
+    private long attempt(String parent, DelegationTokenProvider tokens, LargeEventPieces pieces,
+                         List<String> leftovers) {
         UUID writerId = UUID.randomUUID();
         try (Lease lease = calls.lease(parent, Deadline.after(timeout()))) {
             String token = calls.token(tokens, Deadline.after(timeout()));
+            leftovers.removeIf(old -> deleteQuietly(lease, old, token));
             long id = lease.nextRequestId();
             lease.send(new CreateTransientSegment(id, writerId, parent, token));
             String transientSegment = switch (reply(lease, id)) {
@@ -121,8 +128,8 @@ public final class LargeEventWriter {
                 LOG.debug("merged {} bytes in {} pieces into {}", pieces.framedBytes(), pieces.count(), parent);
                 return length;
             } finally {
-                if (!merged) {
-                    deleteQuietly(lease, transientSegment, token);
+                if (!merged && !deleteQuietly(lease, transientSegment, token)) {
+                    leftovers.add(transientSegment);
                 }
             }
         }
@@ -204,15 +211,21 @@ public final class LargeEventWriter {
                 + reply.type());
     }
 
-    /** Best effort: a transient segment that will not be merged is deleted rather than left behind. */
-    private void deleteQuietly(Lease lease, String transientSegment, String token) {
+    /**
+     * Best effort: a transient segment that will not be merged is deleted rather than left behind.
+     *
+     * @return true if the segment store answered (deleted, or it was gone already), false if the flow failed first
+     */
+    private boolean deleteQuietly(Lease lease, String transientSegment, String token) {
         try {
             long id = lease.nextRequestId();
             lease.send(new DeleteSegment(id, transientSegment, token));
             Reply r = reply(lease, id);
             LOG.debug("deleted unmerged transient segment {}: {}", transientSegment, r.type());
+            return true;
         } catch (SluiceException e) {
-            LOG.debug("could not delete unmerged transient segment {}: {}", transientSegment, e.getMessage());
+            LOG.debug("could not delete unmerged transient segment {} yet: {}", transientSegment, e.getMessage());
+            return false;
         }
     }
 

@@ -67,9 +67,17 @@ class LargeEventWriterTest {
 
     /** Answers like a real segment store; {@code failFirstPiece} refuses piece 0 of the first transient segment. */
     private static ScriptedSegmentStore.Script store(boolean failFirstPiece, boolean sealedParent) {
+        return store(failFirstPiece, sealedParent, false);
+    }
+
+    /** As above; {@code hangUpOnFirstPiece} closes the connection on piece 0 of the first transient segment. */
+    private static ScriptedSegmentStore.Script store(boolean failFirstPiece, boolean sealedParent,
+                                                     boolean hangUpOnFirstPiece) {
         int[] created = new int[1];
         return (conn, request, peer) -> {
             switch (request) {
+                case ConditionalBlockEnd b when hangUpOnFirstPiece && created[0] == 1 && b.eventNumber() == 0 ->
+                        peer.hangUp();
                 case CreateTransientSegment c -> peer.send(new SegmentCreated(c.requestId(),
                         transientOf(c, ++created[0])));
                 case SetupAppend s -> peer.send(new AppendSetup(s.requestId(), s.segment(), s.writerId(),
@@ -154,6 +162,25 @@ class LargeEventWriterTest {
             List<WireCommand> got = fake.received();
             assertThat(ofType(got, CreateTransientSegment.class)).as("not retried").hasSize(1);
             assertThat(ofType(got, DeleteSegment.class)).hasSize(1);
+        }
+    }
+
+    @Test
+    void aTransientSegmentWhoseConnectionWasLostIsDeletedOverTheNextOne() throws IOException {
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore(store(false, false, true))) {
+            writer(fake).write(PARENT, null, List.of(event(9 * MIB)));
+            assertThat(fake.connections()).isEqualTo(2);
+            List<WireCommand> got = fake.received();
+            List<WireCommand> creates = ofType(got, CreateTransientSegment.class);
+            assertThat(creates).hasSize(2);
+            String first = transientOf((CreateTransientSegment) creates.get(0), 1);
+            WireCommand delete = ofType(got, DeleteSegment.class).stream().filter(d -> ((DeleteSegment) d).segment()
+                    .equals(first)).findFirst().orElseThrow();
+            assertThat(got.indexOf(delete)).as("deleted before the second attempt").isLessThan(got.indexOf(
+                    creates.get(1)));
+            assertThat(ofType(got, MergeSegments.class)).singleElement()
+                    .extracting(m -> ((MergeSegments) m).source()).isEqualTo(transientOf(
+                            (CreateTransientSegment) creates.get(1), 2));
         }
     }
 }
