@@ -8,6 +8,8 @@
 #   compat/official-client.sh route [options]    one event per routing key of --keys-file to an existing stream
 #   compat/official-client.sh txn-interop [options]  --action write|read: transactions on an existing stream
 #   compat/official-client.sh watermarks --role write|read [options]   noteTime / getCurrentTimeWindow on a stream
+#   compat/official-client.sh large-events --role write|read [options]
+#                                                large events (> 8 MiB) written to / read from an existing stream
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
@@ -136,7 +138,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench|route|txn-interop|watermarks) run_driver "$@" ;;
+  verify|bench|route|txn-interop|watermarks|large-events) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -144,5 +146,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench|route|txn-interop|watermarks [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route|txn-interop|watermarks|large-events [options] | build | help"; exit 2 ;;
 esac

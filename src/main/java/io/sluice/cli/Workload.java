@@ -58,8 +58,10 @@ final class Workload {
     static final int KEYS = 64;
     /** Bytes of key index and sequence number at the start of every event: the smallest event size. */
     static final int HEADER_BYTES = 8;
-    /** The largest event a writer accepts (8 MiB). */
+    /** The largest event a writer accepts without large events (8 MiB). */
     static final int MAX_EVENT_BYTES = 8 * 1024 * 1024;
+    /** The largest event of a run with {@code --large-events} (1 GiB). */
+    static final int MAX_LARGE_EVENT_BYTES = 1024 * 1024 * 1024;
 
     /** How long one {@code readNextEvent} waits before the reader looks at the idle timeout and the stop flag. */
     private static final Duration POLL = Duration.ofMillis(100);
@@ -78,14 +80,17 @@ final class Workload {
      * What to run. The messages of the checks name the command-line options.
      *
      * @param events how many events to write and read back
-     * @param size bytes per event, {@value #HEADER_BYTES} to {@value #MAX_EVENT_BYTES}
+     * @param size bytes per event, {@value #HEADER_BYTES} to {@value #MAX_EVENT_BYTES} (to
+     *     {@value #MAX_LARGE_EVENT_BYTES} with large events)
      * @param segments fixed segment count of the stream
      * @param readers readers in the reader group
      * @param latencySamples awaited single writes to time (0 for none)
      * @param idleTimeout the read phase gives up when no event arrived for this long; also what the writer's and
      *     readers' retries of lost connections may take (see {@link ControllerOptions#retryWithin})
+     * @param largeEvents the writer writes events over 8 MiB as large events ({@code WriterConfig.withLargeEvents})
      */
-    record Settings(int events, int size, int segments, int readers, int latencySamples, Duration idleTimeout) {
+    record Settings(int events, int size, int segments, int readers, int latencySamples, Duration idleTimeout,
+                    boolean largeEvents) {
         /**
          * @throws IllegalArgumentException naming the option that is out of range
          */
@@ -95,13 +100,22 @@ final class Workload {
                 throw new IllegalArgumentException("--size must be at least " + HEADER_BYTES + " bytes (every event "
                         + "starts with its key index and sequence number), but is " + size);
             }
-            check("--size", size, HEADER_BYTES, MAX_EVENT_BYTES);
+            if (size > MAX_EVENT_BYTES && !largeEvents) {
+                throw new IllegalArgumentException("--size over " + MAX_EVENT_BYTES + " bytes (8 MiB) needs "
+                        + "--large-events, but is " + size);
+            }
+            check("--size", size, HEADER_BYTES, MAX_LARGE_EVENT_BYTES);
             check("--segments", segments, 1, 1000);
             check("--readers", readers, 1, 1000);
             check("--latency-samples", latencySamples, 0, 10_000_000);
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
                 throw new IllegalArgumentException("--timeout must be positive: " + idleTimeout);
             }
+        }
+
+        /** Settings without large events. */
+        Settings(int events, int size, int segments, int readers, int latencySamples, Duration idleTimeout) {
+            this(events, size, segments, readers, latencySamples, idleTimeout, false);
         }
 
         private static void check(String option, int value, int min, int max) {
@@ -189,7 +203,8 @@ final class Workload {
         }
         created.stream = true;
         try (EventStreamWriter<ByteBuffer> writer = client.newWriter(stream.scope(), stream.name(),
-                Serializers.byteBuffer(), ControllerOptions.writerConfig(s.idleTimeout()))) {
+                Serializers.byteBuffer(), ControllerOptions.writerConfig(s.idleTimeout())
+                        .withLargeEvents(s.largeEvents()))) {
             long t0 = System.nanoTime();
             for (int i = 0; i < s.events(); i++) {
                 int key = i % KEYS;
@@ -320,6 +335,9 @@ final class Workload {
             json.put("segments", settings.segments());
             json.put("readers", settings.readers());
             json.put("keys", KEYS);
+            if (settings.largeEvents()) {
+                json.put("large_events", true);
+            }
             Map<String, Object> write = rate(settings.events(), writeNanos);
             write.put("failed", 0);
             json.put("write", write);

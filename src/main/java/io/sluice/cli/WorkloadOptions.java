@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import java.time.Duration;
 
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
@@ -13,10 +14,17 @@ final class WorkloadOptions {
             description = "events to write and read back (default: ${DEFAULT-VALUE})")
     int events;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "100", order = 2,
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "100", order = 2, converter = SizeConverter.class,
             description = "bytes per event, " + Workload.HEADER_BYTES + " to " + Workload.MAX_EVENT_BYTES
-                    + " (default: ${DEFAULT-VALUE})")
+                    + " (8MiB), or to 1GiB with --large-events; a number of bytes, or with KiB, MiB or GiB "
+                    + "(default: ${DEFAULT-VALUE})")
     int size;
+
+    @Option(names = "--large-events", order = 6,
+            description = "the writer writes events over 8 MiB as large events (WriterConfig.withLargeEvents: a "
+                    + "transient segment, 8 MiB conditional appends, a merge), each write awaited until merged; "
+                    + "with big events keep --events and --latency-samples small")
+    boolean largeEvents;
 
     @Option(names = "--segments", paramLabel = "K", defaultValue = "4", order = 3,
             description = "fixed number of segments of the stream (default: ${DEFAULT-VALUE})")
@@ -45,6 +53,33 @@ final class WorkloadOptions {
      * @throws IllegalArgumentException naming the option that is out of range
      */
     Workload.Settings settings(Duration idleTimeout) {
-        return new Workload.Settings(events, size, segments, readers, latencySamples, idleTimeout);
+        return new Workload.Settings(events, size, segments, readers, latencySamples, idleTimeout, largeEvents);
+    }
+
+    /** Bytes, as a plain number or with a binary unit: {@code 100}, {@code 64KiB}, {@code 12MiB}, {@code 1GiB}. */
+    static final class SizeConverter implements CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            String v = value.trim();
+            long unit = 1;
+            for (String[] u : new String[][] {{"KiB", "1024"}, {"MiB", "1048576"}, {"GiB", "1073741824"}}) {
+                if (v.regionMatches(true, v.length() - 3, u[0], 0, 3) && v.length() > 3) {
+                    unit = Long.parseLong(u[1]);
+                    v = v.substring(0, v.length() - 3).trim();
+                    break;
+                }
+            }
+            long n;
+            try {
+                n = Long.parseLong(v.replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a size: a number of bytes, "
+                        + "or a number with KiB, MiB or GiB (e.g. 12MiB)");
+            }
+            if (n < 0 || n * unit > Integer.MAX_VALUE) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a size from 0 to 2 GiB");
+            }
+            return (int) (n * unit);
+        }
     }
 }

@@ -34,7 +34,9 @@ import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.errors.WriterClosedException;
+import io.sluice.segment.LargeEventWriter;
 import io.sluice.segment.PendingEvent;
+import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentStores;
 import io.sluice.segment.SegmentWriter;
 import io.sluice.stream.EventStreamWriter;
@@ -69,6 +71,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private final UUID writerId = UUID.randomUUID();
     private final Semaphore room;
     private final WriteTracker tracker = new WriteTracker();
+    private final LargeEventWriter large;
 
     private final ReentrantLock routingLock = new ReentrantLock();
     /** Replaced (never changed) under routingLock: routes keyed by the high end of their key range. */
@@ -92,6 +95,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         this.controller = controller;
         this.stores = stores;
         this.room = new Semaphore((int) config.maxOutstandingBytes());
+        this.large = new LargeEventWriter(stores.calls().withConfig(new SegmentCalls.Config(
+                RetryPolicies.toRetry(config.retry()), Duration.ofSeconds(30))));
         this.tokens = new DelegationTokenProvider(stream.scope(), stream.name(), AccessOperation.READ_WRITE,
                 () -> controller.delegationToken(stream, AccessOperation.READ_WRITE));
         StreamSegments current = controller.currentSegments(stream);
@@ -142,7 +147,11 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     @Override
     public WriteHandle write(String routingKey, T event) {
-        return submit(PendingEvent.of(routingKey, serializer.serialize(event)));
+        ByteBuffer payload = serializer.serialize(event);
+        if (payload.remaining() > WriterConfig.MAX_EVENT_BYTES) {
+            return writeLarge(routingKey, List.of(payload));
+        }
+        return submit(PendingEvent.of(routingKey, payload));
     }
 
     @Override
@@ -161,7 +170,77 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         for (T e : events) {
             payloads.add(serializer.serialize(e));
         }
+        long framed = 0;
+        boolean oversized = false;
+        for (ByteBuffer p : payloads) {
+            framed += 8L + p.remaining();
+            oversized |= p.remaining() > WriterConfig.MAX_EVENT_BYTES;
+        }
+        if (oversized || (config.largeEvents() && framed > PendingEvent.MAX_BATCH_SIZE)) {
+            return writeLarge(routingKey, payloads);
+        }
         return submit(new PendingEvent(routingKey, payloads));
+    }
+
+    /**
+     * An event over 8 MiB (or a batch too large for one append): written as Pravega's client writes it, through a
+     * transient segment merged into the key's segment, after every earlier write of this writer is done.
+     */
+    private WriteHandle writeLarge(String routingKey, List<ByteBuffer> payloads) {
+        if (!config.largeEvents()) {
+            int largest = payloads.stream().mapToInt(ByteBuffer::remaining).max().orElse(0);
+            throw new IllegalArgumentException("event of " + largest + " bytes exceeds the maximum event size of "
+                    + WriterConfig.MAX_EVENT_BYTES + " bytes; to write larger events, configure the writer with "
+                    + "WriterConfig.withLargeEvents(true)");
+        }
+        if (closed) {
+            throw new WriterClosedException("the writer of stream " + stream + " is closed");
+        }
+        // as Pravega's client does: the writer's earlier events first, so the large event lands after them
+        try {
+            tracker.flush().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while the writer of " + stream
+                    + " waited for its earlier writes before a large event", e);
+        } catch (ExecutionException e) {
+            // an earlier write failed: its own handle says so; the large event goes on
+            LOG.debug("an earlier write to {} failed before a large event: {}", stream, e.getCause().getMessage());
+        }
+        WriteTracker.Epoch epoch = tracker.register();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            writeLargeToKey(routingKey, payloads);
+            done.complete(null);
+            epoch.done(null);
+        } catch (SluiceException e) {
+            LOG.warn("large write of {} events to {} failed: {}", payloads.size(), stream, e.getMessage());
+            done.completeExceptionally(e);
+            epoch.done(e);
+        }
+        return new Handle(done);
+    }
+
+    /** Writes to the segment that takes the key now, following scales until one takes the events or none is left. */
+    private void writeLargeToKey(String routingKey, List<ByteBuffer> payloads) {
+        double key = keyOf(routingKey);
+        while (true) {
+            Route r = lookup(routes, key);
+            if (r == null) {
+                throw new SegmentSealedException("stream " + stream + " is sealed: no segment takes key " + routingKey);
+            }
+            try {
+                large.write(r.segment().qualifiedName(), tokens, payloads);
+                return;
+            } catch (SegmentSealedException e) {
+                LOG.info("large write to {} found it ended ({}): following to its successors", r.segment(),
+                        e.getMessage());
+                // the segment's writer ends as if it had seen the seal itself: successors are installed and its
+                // unacknowledged events move there, in order
+                r.writer().segmentEnded();
+                awaitTransition(r.segment());
+            }
+        }
     }
 
     private WriteHandle submit(PendingEvent event) {

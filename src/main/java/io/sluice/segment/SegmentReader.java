@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
 public final class SegmentReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentReader.class);
     private static final Duration AWAIT_SLICE = Duration.ofSeconds(30);
+    /**
+     * The largest event a reader takes: what one Java array holds. Large events (written through transient
+     * segments) may be far larger than the 8 MiB of an ordinary append.
+     */
+    public static final int MAX_EVENT_BYTES = Integer.MAX_VALUE - 16;
     /** How long connecting (and fetching a token) may take per attempt. */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -138,7 +143,7 @@ public final class SegmentReader implements AutoCloseable {
             throw new IllegalArgumentException("cannot read " + segment + " from " + startOffset + " to " + endOffset);
         }
         this.endOffset = endOffset;
-        this.events = new EventFrames.Reassembler(startOffset, PendingEvent.MAX_EVENT_SIZE);
+        this.events = new EventFrames.Reassembler(startOffset, MAX_EVENT_BYTES);
         this.config = Objects.requireNonNull(config, "config");
         this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), CONNECT_TIMEOUT));
         this.tokens = Objects.requireNonNull(tokens, "tokens");
@@ -221,7 +226,7 @@ public final class SegmentReader implements AutoCloseable {
 
     /**
      * Under the lock: takes the next event if it is complete. Bytes that hold no event (their header is not an event
-     * header of at most {@link PendingEvent#MAX_EVENT_SIZE} bytes) fail the reader as soon as the header is here.
+     * header of at most {@link #MAX_EVENT_BYTES} bytes) fail the reader as soon as the header is here.
      */
     private ReadEvent takeEvent() {
         long offset = events.offset();

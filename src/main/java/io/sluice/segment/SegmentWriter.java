@@ -229,6 +229,15 @@ public final class SegmentWriter implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Another writer of this segment (a large write) learned that the segment is sealed or gone: this writer ends as
+     * if it had learned it itself, handing its unacknowledged events to the {@link Listener} (unless it has ended
+     * already). Does nothing if it was closed or failed.
+     */
+    public void segmentEnded() {
+        end();
+    }
+
     /** @return the segment's length after this writer's last acknowledged append, or −1 if none yet */
     public long lastAckedOffset() {
         return lastAckedOffset;

@@ -29,7 +29,8 @@ import java.util.Objects;
  *     and take over its segments; must be at least three group refresh intervals (readers heartbeat once per
  *     interval)
  * @param bufferBytes the prefetch window of each segment the reader owns: at most this many bytes are read ahead
- *     per segment (an idle segment buffers nothing)
+ *     per segment (an idle segment buffers nothing). An event larger than this (a large event, see
+ *     {@link WriterConfig#withLargeEvents}) is still read whole: the reader then holds about the event's size
  * @param retry how lost connections are retried before reads fail; as for writers ({@link WriterConfig#retry()}),
  *     at most {@link RetryPolicy#maxReconnectBackoff()} (250 ms by default) passes between reconnect attempts, and
  *     reads

@@ -20,9 +20,18 @@ import java.util.Objects;
  * @param automaticallyNoteTime whether the writer notes the current time ({@link System#currentTimeMillis()}) for
  *     watermarks by itself, every {@value #AUTOMATIC_NOTE_TIME_SECONDS} s as the official client does; then
  *     {@link EventStreamWriter#noteTime} must not be called. Off by default
+ * @param largeEvents whether events larger than {@link #MAX_EVENT_BYTES} are written as large events; see
+ *     {@link #withLargeEvents(boolean)}. Off by default: such an event is refused
  */
 public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry,
-                           int maxBlockBytes, Duration transactionLease, boolean automaticallyNoteTime) {
+                           int maxBlockBytes, Duration transactionLease, boolean automaticallyNoteTime,
+                           boolean largeEvents) {
+
+    /**
+     * The largest event (serialized bytes) written as an ordinary append: 8 MiB, as in Pravega. A larger one needs
+     * {@link #withLargeEvents(boolean) withLargeEvents(true)}.
+     */
+    public static final int MAX_EVENT_BYTES = 8 * 1024 * 1024;
 
     /**
      * The most event bytes (framing included) one append frame carries: a Pravega segment store refuses frames longer
@@ -39,20 +48,20 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
 
     /**
      * 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks, 30 s transaction lease,
-     * no automatic noting of time.
+     * no automatic noting of time, no large events.
      */
     public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
-            RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE, false);
+            RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE, false, false);
 
-    /** A configuration with the default transaction lease, without automatic noting of time. */
+    /** A configuration with the default transaction lease, without automatic noting of time or large events. */
     public WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry, int maxBlockBytes) {
-        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, DEFAULT_TRANSACTION_LEASE, false);
+        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, DEFAULT_TRANSACTION_LEASE, false, false);
     }
 
-    /** A configuration without automatic noting of time. */
+    /** A configuration without automatic noting of time or large events. */
     public WriterConfig(long maxOutstandingBytes, Duration backpressureTimeout, RetryPolicy retry, int maxBlockBytes,
                         Duration transactionLease) {
-        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, false);
+        this(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, false, false);
     }
 
     /** Checks the values. */
@@ -76,25 +85,25 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
     /** @return a copy with another outstanding-bytes bound */
     public WriterConfig withMaxOutstandingBytes(long bytes) {
         return new WriterConfig(bytes, backpressureTimeout, retry, maxBlockBytes, transactionLease,
-                automaticallyNoteTime);
+                automaticallyNoteTime, largeEvents);
     }
 
     /** @return a copy with another backpressure timeout */
     public WriterConfig withBackpressureTimeout(Duration timeout) {
         return new WriterConfig(maxOutstandingBytes, timeout, retry, maxBlockBytes, transactionLease,
-                automaticallyNoteTime);
+                automaticallyNoteTime, largeEvents);
     }
 
     /** @return a copy with another retry policy */
     public WriterConfig withRetry(RetryPolicy r) {
         return new WriterConfig(maxOutstandingBytes, backpressureTimeout, r, maxBlockBytes, transactionLease,
-                automaticallyNoteTime);
+                automaticallyNoteTime, largeEvents);
     }
 
     /** @return a copy with another transaction lease */
     public WriterConfig withTransactionLease(Duration lease) {
         return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, lease,
-                automaticallyNoteTime);
+                automaticallyNoteTime, largeEvents);
     }
 
     /**
@@ -103,6 +112,32 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
      * @return a copy with automatic noting of time on or off
      */
     public WriterConfig withAutomaticallyNoteTime(boolean on) {
-        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, on);
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease, on,
+                largeEvents);
+    }
+
+    /**
+     * A copy that writes events larger than {@link #MAX_EVENT_BYTES} (8 MiB) as Pravega's Java client does with
+     * {@code EventWriterConfig.enableLargeEvents(true)}: the event's bytes go to a transient segment next to the
+     * event's segment, in pieces of at most 8 MiB (conditional appends), and the transient segment is then merged into
+     * the event's segment — atomically, so readers see all of the event or nothing of it, and they read it as one
+     * ordinary event. The write blocks until the merge is done (the returned handle is complete then): first the
+     * writer's earlier events are made durable, so the large event comes after them, and events written after
+     * {@code write} returns come after it. Lost connections are retried with a fresh transient segment; a sealed
+     * segment (a scale) sends the event to the successor that takes its routing key.
+     *
+     * <p>Heap: the writer keeps the caller's serialized event (not copied as a whole) plus at most two 8 MiB pieces
+     * being sent. A large event does not count against {@link #maxOutstandingBytes()}. Events of at most 8 MiB are
+     * written as usual whether or not this is on. A {@link EventStreamWriter#writeAll} batch holding an event over
+     * 8 MiB, or larger than one append frame carries ({@link #MAX_BLOCK_BYTES}), travels the same way, all of it in
+     * one transient segment (so still atomically). Without this option an event over 8 MiB is refused with an
+     * {@link IllegalArgumentException} that names this method.
+     *
+     * @param enabled whether events over 8 MiB are written as large events
+     * @return a copy with large events on or off
+     */
+    public WriterConfig withLargeEvents(boolean enabled) {
+        return new WriterConfig(maxOutstandingBytes, backpressureTimeout, retry, maxBlockBytes, transactionLease,
+                automaticallyNoteTime, enabled);
     }
 }

@@ -94,7 +94,8 @@ public final class EventFrames {
      * order — and joins an event split between pieces. Every event a segment reader hands out comes out of
      * {@link #take()}. Each event is checked before its bytes are awaited: its header must be an EVENT header with a
      * length from 0 to the reassembler's maximum, so bytes that hold no event are reported as soon as their header is
-     * here rather than waited on.
+     * here rather than waited on. An event whose bytes come in several pieces is joined into an array of its own as
+     * they arrive (each piece copied once and let go), so an event larger than a read costs about its own size.
      *
      * <pre>{@code
      * Reassembler events = new Reassembler(startOffset, maxEventBytes);
@@ -108,9 +109,18 @@ public final class EventFrames {
         /** Data added and not yet taken, in order; none is empty. */
         private final ArrayDeque<ByteBuffer> chunks = new ArrayDeque<>();
         private final int maxEventBytes;
-        /** Segment offset of the first byte in {@link #chunks}: where the next event starts. */
+        /** Segment offset of the next event's first byte (its header). */
         private long offset;
+        /** Bytes added and not taken: in {@link #chunks}, plus the header and the assembled bytes of an assembly. */
         private int buffered;
+        /**
+         * The body of the next event while it is being joined from pieces (its header already taken out of
+         * {@link #chunks}); {@code null} if none. Pieces added meanwhile are copied in and let go, so an event larger
+         * than one piece costs its own size and not twice that. Bytes past it stay in {@link #chunks}.
+         */
+        private byte[] assembly;
+        /** How many bytes of {@link #assembly} are filled. */
+        private int assembled;
 
         /**
          * @param offset the segment offset of the first byte that will be added (an event boundary)
@@ -141,8 +151,46 @@ public final class EventFrames {
                 throw new IllegalStateException("cannot buffer " + n + " more bytes after " + buffered);
             }
             ByteBuffer view = data.isReadOnly() ? data.duplicate() : data.asReadOnlyBuffer();
-            chunks.add(view.order(ByteOrder.BIG_ENDIAN));
             buffered += n;
+            if (assembly != null && assembled < assembly.length) {
+                int k = Math.min(n, assembly.length - assembled);
+                view.get(view.position(), assembly, assembled, k);
+                assembled += k;
+                if (k == n) {
+                    return;
+                }
+                view.position(view.position() + k);
+            }
+            chunks.add(view.order(ByteOrder.BIG_ENDIAN));
+            if (assembly == null) {
+                startAssembly();
+            }
+        }
+
+        /**
+         * If the next event is not complete and its bytes are spread over more than one piece, starts joining them
+         * into one array now: the pieces are copied in and dropped, and later ones are copied as they come.
+         */
+        private void startAssembly() {
+            if (chunks.size() < 2 || buffered < Event.HEADER_SIZE) {
+                return;
+            }
+            int type = headerInt(0);
+            int length = headerInt(Integer.BYTES);
+            if (!isEventHeader(type, length) || buffered - Event.HEADER_SIZE >= length) {
+                return; // not an event (take() reports it), or complete (take() joins it)
+            }
+            byte[] body = new byte[length];
+            dropFront(Event.HEADER_SIZE);
+            int filled = 0;
+            while (!chunks.isEmpty()) {
+                ByteBuffer c = chunks.poll();
+                int k = c.remaining();
+                c.get(c.position(), body, filled, k);
+                filled += k;
+            }
+            assembly = body;
+            assembled = filled;
         }
 
         /** @return the segment offset of the next event to be taken (of the first byte not taken) */
@@ -160,6 +208,9 @@ public final class EventFrames {
          *     event's), false if it would return {@code null}
          */
         public boolean ready() {
+            if (assembly != null) {
+                return assembled == assembly.length;
+            }
             if (buffered < Event.HEADER_SIZE) {
                 return false;
             }
@@ -172,6 +223,9 @@ public final class EventFrames {
          *     yet, or the header is not an event's
          */
         public int missing() {
+            if (assembly != null) {
+                return assembly.length - assembled;
+            }
             if (buffered < Event.HEADER_SIZE) {
                 return 0;
             }
@@ -191,6 +245,18 @@ public final class EventFrames {
          *     maximum (nothing is taken: {@link #clear()} to go on)
          */
         public ByteBuffer take() {
+            if (assembly != null) {
+                if (assembled < assembly.length) {
+                    return null;
+                }
+                ByteBuffer body = ByteBuffer.wrap(assembly).asReadOnlyBuffer();
+                int framed = Event.HEADER_SIZE + assembly.length;
+                assembly = null;
+                assembled = 0;
+                buffered -= framed;
+                offset += framed;
+                return body;
+            }
             if (buffered < Event.HEADER_SIZE) {
                 return null;
             }
@@ -213,6 +279,7 @@ public final class EventFrames {
                 }
                 buffered -= Event.HEADER_SIZE + length;
                 offset += Event.HEADER_SIZE + length;
+                startAssembly();
                 return body;
             }
             skip(Event.HEADER_SIZE);
@@ -225,12 +292,15 @@ public final class EventFrames {
                 done += n;
                 skip(n);
             }
+            startAssembly();
             return ByteBuffer.wrap(joined).asReadOnlyBuffer();
         }
 
         /** Drops everything buffered, e.g. after {@link #take()} found no event; the offset stays where it is. */
         public void clear() {
             chunks.clear();
+            assembly = null;
+            assembled = 0;
             buffered = 0;
         }
 
@@ -277,6 +347,20 @@ public final class EventFrames {
                 skip = Math.max(0, skip - n);
             }
             throw new IllegalStateException("header read past the buffered data");
+        }
+
+        /** Drops {@code n} bytes from the front of {@link #chunks}, leaving the counts alone. */
+        private void dropFront(int n) {
+            int left = n;
+            while (left > 0) {
+                ByteBuffer c = chunks.peek();
+                int take = Math.min(left, c.remaining());
+                c.position(c.position() + take);
+                if (!c.hasRemaining()) {
+                    chunks.poll();
+                }
+                left -= take;
+            }
         }
 
         /** Drops {@code n} buffered bytes from the front. */

@@ -44,14 +44,19 @@ final class Bench {
         report.put("segments", o.segments());
         report.put("readers", o.readers());
         report.put("keys", Payload.KEYS);
+        if (o.largeEvents()) {
+            report.put("large_events", true);
+        }
 
         if (o.warmupEvents() > 0) {
             run.phase("bench: warm-up with " + o.warmupEvents() + " events");
             String warm = run.name("-warmup");
             run.createStream(streamManager, warm, o.segments());
             EventsWorkload.WriteResult w;
-            try (EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config)) {
-                w = EventsWorkload.write(factory, warm, o.warmupEvents(), o.size(), run.deadlineNanos);
+            try (EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config);
+                 EventStreamWriter<ByteBuffer> warmWriter = factory.createEventWriter(warm, Payload.SERIALIZER,
+                         EventWriterConfig.builder().enableLargeEvents(o.largeEvents()).build())) {
+                w = EventsWorkload.writeWith(warmWriter, 0, o.warmupEvents(), o.size(), run.deadlineNanos);
             }
             EventsWorkload.ReadResult r = EventsWorkload.read(run.config, o.scope(), warm, run.name("-warmup-rg"),
                     o.readers(), o.warmupEvents(), o.size(), false, 0, run.deadlineNanos);
@@ -66,7 +71,7 @@ final class Bench {
         run.createStream(streamManager, stream, o.segments());
         try (EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config);
              EventStreamWriter<ByteBuffer> writer = factory.createEventWriter(stream, Payload.SERIALIZER,
-                     EventWriterConfig.builder().build())) {
+                     EventWriterConfig.builder().enableLargeEvents(o.largeEvents()).build())) {
             run.phase("bench: writing " + o.events() + " events of " + o.size() + " bytes to " + o.segments()
                     + " segment(s)");
             EventsWorkload.WriteResult w = EventsWorkload.writeWith(writer, 0, o.events(), o.size(),

@@ -97,6 +97,7 @@ public final class Driver {
                 case "route" -> RoutePart.run(run, report);
                 case "txn-interop" -> TxnInteropPart.run(run, report);
                 case "watermarks" -> WatermarkPart.run(run, report);
+                case "large-events" -> LargeEventPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {

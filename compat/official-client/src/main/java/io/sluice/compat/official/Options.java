@@ -31,17 +31,19 @@ import java.util.Set;
  * @param action          txn-interop: {@code write} or {@code read}; else null
  * @param transactions    bench: transactions to write instead of the plain workload (0: none)
  * @param txnEvents       bench: events per transaction
- * @param role            watermarks: {@code write} or {@code read}; else null
+ * @param role            watermarks and large-events: {@code write} or {@code read}; else null
+ * @param largeEvents     bench: the writer enables large events (needed for --size over 8 MiB)
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
-               boolean keep, Path keysFile, String action, int transactions, int txnEvents, String role) {
+               boolean keep, Path keysFile, String action, int transactions, int txnEvents, String role,
+               boolean largeEvents) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
 
     static final String USAGE = """
-            usage: Driver verify|bench|route|txn-interop|watermarks [options]
+            usage: Driver verify|bench|route|txn-interop|watermarks|large-events [options]
               verify   functional check of the official Pravega 0.13 client against a server: events through a
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
@@ -59,12 +61,17 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               watermarks  on the EXISTING --scope/--stream: --role write writes --events events in three rounds,
                        noting times 1000, 2000, 3000 after each; --role read reads --events events with a new
                        reader group and reports getCurrentTimeWindow before and after (see WatermarkPart)
+              large-events  --role write: the official writer (enableLargeEvents) writes --events events of
+                       --size bytes (over 8 MiB allowed) with key "large" to the EXISTING --scope/--stream, event i
+                       holding known bytes; --role read: the official reader reads them back and checks each, whole
+                       and in order. Both report the CRC-32 of every event. Nothing created or deleted
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
               --stream NAME           default events-<random> (verify derives -txn, -bytes, -sync, -kvt, -rg)
               --events N              default 100000
-              --size BYTES            bytes per event, >= 8, default 100
+              --size BYTES            bytes per event, >= 8, default 100 (units KiB, MiB, GiB allowed); over
+                                      8 MiB (up to 1 GiB) only with large-events or bench --large-events
               --segments K            fixed segments of the event stream, default: verify 4, bench 1
               --readers R             readers in the reader group, default: verify 2, bench 1
               --timeout-seconds T     bound on the whole run, default 300
@@ -72,6 +79,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --warmup-events W       bench: write and read W events on another stream first, default 0
               --parts a,b,...         verify: subset of events,txn,kvt,bytestream,synchronizer (default all)
               --keep                  do not delete what the run created
+              --large-events          bench: the writer enables large events (events over 8 MiB go through
+                                      transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
                                       (4 digits a char, so any key survives; an empty line is the empty key)
               --action write|read     txn-interop: what to do
@@ -79,7 +88,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                                       (begin, --txn-events writes, commit awaited), read back; reports
                                       events/s and commit latency p50/p99 under "transactions" (default 0)
               --txn-events N          bench: events per transaction, default 100
-              --role write|read       watermarks: write events and note times, or read and report the window
+              --role write|read       watermarks, large-events: which side the official client plays
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -105,9 +114,10 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!List.of("verify", "bench", "route", "txn-interop", "watermarks").contains(mode)) {
+        if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events")
+                .contains(mode)) {
             throw new UsageException("unknown mode '" + mode
-                    + "': expected verify, bench, route, txn-interop or watermarks");
+                    + "': expected verify, bench, route, txn-interop, watermarks or large-events");
         }
         boolean verify = mode.equals("verify");
         String suffix = HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
@@ -125,6 +135,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         boolean keep = false;
         Path keysFile = null;
         String role = null;
+        boolean largeEvents = false;
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
@@ -146,6 +157,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                     throw new UsageException("--keep takes no value");
                 }
                 keep = true;
+                continue;
+            }
+            if (name.equals("--large-events")) {
+                if (value != null) {
+                    throw new UsageException("--large-events takes no value");
+                }
+                largeEvents = true;
                 continue;
             }
             if (name.equals("-h") || name.equals("--help")) {
@@ -172,7 +190,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 }
                 case "--keys-file" -> keysFile = Path.of(value);
                 case "--events" -> events = intArg(name, value, 1, Integer.MAX_VALUE / 2);
-                case "--size" -> size = intArg(name, value, Payload.HEADER_BYTES, Payload.MAX_EVENT_BYTES);
+                case "--size" -> size = intArg(name, bytesArg(value), Payload.HEADER_BYTES, 1024 * 1024 * 1024);
                 case "--segments" -> segments = intArg(name, value, 1, 1000);
                 case "--readers" -> readers = intArg(name, value, 1, 256);
                 case "--timeout-seconds" -> timeout = intArg(name, value, 1, 24 * 3600);
@@ -201,9 +219,19 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("watermarks") && (role == null || !scopeGiven || !streamGiven)) {
             throw new UsageException("watermarks needs --scope, --stream (an existing stream) and --role write|read");
         }
-        boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks");
+        boolean large = mode.equals("large-events");
+        if (large && (role == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("large-events needs --role write|read, --scope and --stream (an existing stream)");
+        }
+        if (size > Payload.MAX_EVENT_BYTES && !large && !(mode.equals("bench") && largeEvents)) {
+            throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
+                    + "large-events, or bench --large-events");
+        }
+        boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
+                || large;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
-                warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, role);
+                warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, role,
+                largeEvents);
     }
 
     private static String roleArg(String value) throws UsageException {
@@ -230,6 +258,22 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         // Pravega's rule for user stream and scope names: letters, digits, '-' and '.'
         if (!value.matches("[A-Za-z0-9][A-Za-z0-9.\\-]*")) {
             throw new UsageException(option + " '" + value + "' is not a valid name (letters, digits, '-', '.')");
+        }
+        return value;
+    }
+
+    /** {@code 12MiB} as {@code 12582912} (units KiB, MiB, GiB, any case); anything else as it is. */
+    private static String bytesArg(String value) {
+        String v = value.trim();
+        String[] units = {"kib", "mib", "gib"};
+        for (int u = 0; u < units.length; u++) {
+            if (v.length() > 3 && v.toLowerCase(Locale.ROOT).endsWith(units[u])) {
+                try {
+                    return Long.toString(Long.parseLong(v.substring(0, v.length() - 3).trim()) << (10 * (u + 1)));
+                } catch (NumberFormatException e) {
+                    return value;
+                }
+            }
         }
         return value;
     }

@@ -1,0 +1,65 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+
+import io.sluice.server.EmbeddedServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@code sluice bench --large-events}: sizes with units, events over 8 MiB written as large events and verified. */
+@Timeout(120)
+class BenchLargeEventsTest {
+    private static EmbeddedServer server;
+
+    private record Run(int status, String out, String err) {
+    }
+
+    @BeforeAll
+    static void start() {
+        server = EmbeddedServer.builder().inMemory().build();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    private static Run run(String... args) {
+        Map<String, String> env = Map.of(ControllerOptions.ENV_CONTROLLER, server.controllerUri());
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Main main = new Main(ControllerClientFactory.GRPC, env::get, new ByteArrayInputStream(new byte[0]));
+        int status = Main.run(main, new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(status, out.toString(), err.toString());
+    }
+
+    @Test
+    void largeEventsAreWrittenReadAndVerifiedWithTheirRate() {
+        Run r = run("bench", "--events", "3", "--size", "9MiB", "--large-events", "--segments", "1", "--readers",
+                "1", "--latency-samples", "1", "--json");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("{\"ok\":true,").contains("\"size\":9437184,", "\"large_events\":true,",
+                "\"verify\":{\"ok\":true,\"read\":3,").containsPattern("\"write\":\\{\"events_per_s\":\\d+,"
+                + "\"mb_per_s\":[0-9.]+,");
+    }
+
+    @Test
+    void anEventOver8MiBNeedsTheOptionAndSizesNeedAUnitItKnows() {
+        Run without = run("bench", "--events", "1", "--size", "9MiB");
+        assertThat(without.status()).isEqualTo(2);
+        assertThat(without.err()).contains("--size over 8388608 bytes (8 MiB) needs --large-events");
+        Run bad = run("bench", "--events", "1", "--size", "12MB");
+        assertThat(bad.status()).isEqualTo(2);
+        assertThat(bad.err()).contains("'12MB' is not a size").contains("KiB, MiB or GiB");
+        assertThat(new WorkloadOptions.SizeConverter().convert("64KiB")).isEqualTo(65536);
+        assertThat(new WorkloadOptions.SizeConverter().convert("100")).isEqualTo(100);
+        assertThat(new WorkloadOptions.SizeConverter().convert("1gib")).isEqualTo(1 << 30);
+    }
+}
