@@ -111,7 +111,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 REQUEST_TIMEOUT));
         this.fetcher = new EventFetcher<>(calls, tokens, serializer);
         this.segments = new OwnedSegments(stores, tokens, new SegmentReader.Config(config.bufferBytes(),
-                RetryPolicies.toRetry(config.retry())));
+                RetryPolicies.toRetry(config.retry())), config.ackMode() == ReaderConfig.AckMode.EXPLICIT);
         this.state = GroupStateClient.open(scope, group, controller, stores);
         GroupMember joined = null;
         long heartbeatMillis;
@@ -246,12 +246,23 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 try {
                     event = serializer.deserialize(e.payload());
                 } catch (RuntimeException bad) {
+                    if (o.acks != null) {
+                        o.acks.skipped(e.nextOffset());
+                    }
                     throw new EventDeserializationException(pointer, bad);
                 }
-                return new EventRead<>(event, segments.position(), pointer, null, false);
+                EventRead<T> read = new EventRead<>(event, segments.position(), pointer, null, false);
+                if (o.acks != null) {
+                    o.acks.handedOut(e.offset(), e.nextOffset(), read);
+                }
+                return read;
             }
             if (o.reader.isFinished()) {
-                member.completeSegment(o);
+                OwnedSegment finished = o;
+                // EXPLICIT: a segment counts as read only once all of it is acknowledged; the last ack brings it back
+                if (o.acks == null || o.acks.whenAllAcknowledged(() -> segments.signal(finished))) {
+                    member.completeSegment(o);
+                }
             }
         }
         return new EventRead<>(null, segments.position(), null, null, member.endOfData());
@@ -276,6 +287,35 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         segments.restart(o, start, state.state().settings().endOffsets());
         return new SegmentTruncatedException("segment " + segment + " was truncated: the events between offsets "
                 + from + " and " + start + " are gone; reader " + readerId + " continues at offset " + start, cause);
+    }
+
+    // ------------------------------------------------------------------ ack
+
+    @Override
+    public void ack(EventRead<T> read) {
+        Objects.requireNonNull(read, "read");
+        if (config.ackMode() != ReaderConfig.AckMode.EXPLICIT) {
+            throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group + " was created "
+                    + "with AckMode." + config.ackMode() + ": only readers with AckMode.EXPLICIT take acknowledgements");
+        }
+        EventPointer pointer = read.pointer();
+        if (pointer == null) {
+            throw new IllegalArgumentException("reader " + readerId + ": this read carries no event ("
+                    + (read.isCheckpoint() ? "checkpoint " + read.checkpointName() : read.readCompleted()
+                            ? "read completed" : "timeout") + "), there is nothing to acknowledge");
+        }
+        if (closed) {
+            throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group + " is closed: "
+                    + "what it had not acknowledged when it closed is read again by the group");
+        }
+        OwnedSegment o = segments.view().get(pointer.segment());
+        if (o == null || o.acks == null) {
+            throw new IllegalArgumentException("reader " + readerId + " of group " + scope + "/" + group + " does not "
+                    + "own segment " + pointer.segment() + " of the event at offset " + pointer.offset() + ": it is an "
+                    + "event of another reader, or of a segment this reader has lost (the group reads its "
+                    + "unacknowledged events again)");
+        }
+        o.acks.ack(pointer.offset(), read, readerId);
     }
 
     // ------------------------------------------------------------------ fetchEvent

@@ -1,5 +1,7 @@
 package io.sluice.client;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.sluice.client.OwnedSegments.OwnedSegment;
 import io.sluice.controller.ControllerClient;
+import io.sluice.common.Deadline;
 import io.sluice.controller.SegmentSuccessors;
+import io.sluice.errors.DeadlineExceededException;
 import io.sluice.readergroup.GroupUpdate;
 import io.sluice.readergroup.Membership;
 import io.sluice.readergroup.Membership.Rebalance;
@@ -49,6 +53,8 @@ final class GroupMember {
     private final String group;
     private final String readerId;
     private final boolean ackOnCheckpoint;
+    private final boolean explicitAck;
+    private final Duration ackTimeout;
     private final long offlineTimeoutMillis;
     private final ControllerClient controller;
     private final ReadTokens tokens;
@@ -78,6 +84,8 @@ final class GroupMember {
         this.group = group;
         this.readerId = readerId;
         this.ackOnCheckpoint = config.ackMode() == ReaderConfig.AckMode.ON_CHECKPOINT;
+        this.explicitAck = config.ackMode() == ReaderConfig.AckMode.EXPLICIT;
+        this.ackTimeout = config.ackTimeout();
         this.offlineTimeoutMillis = config.offlineTimeout().toMillis();
         this.controller = controller;
         this.tokens = tokens;
@@ -115,17 +123,21 @@ final class GroupMember {
         return after;
     }
 
-    /** Leaves the group, giving every owned segment back where the reader stands. Blocks for the update. */
+    /**
+     * Leaves the group, giving every owned segment back where the reader stands (in {@code AckMode.EXPLICIT}: at its
+     * acknowledged position). Blocks for the update.
+     */
     void leave() {
         leave(null);
     }
 
     /**
      * Leaves the group, giving the owned segments back at {@code position}: a segment not in it where the reader
-     * started reading it (its recover point); {@code null} for where the reader stands. Blocks for the update.
+     * started reading it (its recover point); {@code null} for where the reader stands (its acknowledged positions in
+     * {@code AckMode.EXPLICIT}). Blocks for the update.
      */
     void leave(Position position) {
-        TreeMap<Segment, Long> offsets = segments.offsets();
+        TreeMap<Segment, Long> offsets = segments.reportedOffsets();
         if (position != null) {
             Map<Segment, Membership.Held> held = segments.held();
             offsets.replaceAll((segment, at) -> position.segments().getOrDefault(segment,
@@ -182,7 +194,7 @@ final class GroupMember {
      */
     void resumeAfterCheckpoint() {
         if (passedCheckpoint != null) {
-            reportCheckpoint(passedCheckpoint);
+            reportCheckpoint(passedCheckpoint, false);
             passedCheckpoint = null;
             attention.set(true);
         }
@@ -227,7 +239,7 @@ final class GroupMember {
                 passedCheckpoint = c.name();
                 return c.name();
             }
-            s = reportCheckpoint(c.name());
+            s = reportCheckpoint(c.name(), true);
             List<CheckpointProgress> after = s.pendingFor(readerId);
             if (!after.isEmpty() && after.get(0).name().equals(c.name())) {
                 break;
@@ -275,7 +287,8 @@ final class GroupMember {
      * ones, {@link Membership#segmentsToRelease} decides.
      */
     private ReaderGroupState release(int count) {
-        SortedMap<Segment, Long> offsets = Membership.segmentsToRelease(segments.held(), count, ackOnCheckpoint);
+        SortedMap<Segment, Long> offsets = Membership.segmentsToRelease(segments.held(), count,
+                ackOnCheckpoint || explicitAck);
         if (offsets.isEmpty()) {
             return state.state();
         }
@@ -320,13 +333,41 @@ final class GroupMember {
         return out;
     }
 
-    /** Passes checkpoint {@code name} where the reader stands; its segments recover from there from now on. */
-    private ReaderGroupState reportCheckpoint(String name) {
-        TreeMap<Segment, Long> offsets = segments.offsets();
+    /**
+     * Passes checkpoint {@code name} where the reader stands; its segments recover from there from now on. In
+     * {@code AckMode.EXPLICIT} it passes at the acknowledged positions; for a checkpoint handed out to the application
+     * ({@code silent} false) it first waits up to the ack timeout until everything handed out is acknowledged.
+     *
+     * @throws DeadlineExceededException if the acknowledgements did not come in time (the checkpoint is not passed)
+     */
+    private ReaderGroupState reportCheckpoint(String name, boolean silent) {
+        if (explicitAck && !silent) {
+            awaitAcknowledged(name);
+        }
+        TreeMap<Segment, Long> offsets = explicitAck ? segments.reportedOffsets() : segments.offsets();
         long inc = incarnation;
         long gen = generation;
         segments.checkpointPassed(offsets);
         return state.update(s -> Membership.passCheckpoint(s, readerId, inc, gen, name, offsets));
+    }
+
+    /** Waits until every event handed out is acknowledged, up to the ack timeout. */
+    private void awaitAcknowledged(String checkpoint) {
+        Deadline deadline = Deadline.after(ackTimeout);
+        List<String> missing = new ArrayList<>();
+        for (OwnedSegment o : segments.view().values()) {
+            long target = o.reader.position();
+            if (!o.acks.await(target, deadline)) {
+                missing.add(o.acks.unacknowledgedBefore(target));
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new DeadlineExceededException("reader " + readerId + " of group " + scope + "/" + group
+                    + " cannot pass checkpoint " + checkpoint + ": the events it handed out before it were not all "
+                    + "acknowledged within " + ackTimeout.toMillis() + " ms (ReaderConfig.ackTimeout): "
+                    + String.join("; ", missing) + " are unacknowledged. Acknowledge them (reader.ack) and call "
+                    + "readNextEvent again to pass it");
+        }
     }
 
     private static long newIncarnation() {

@@ -42,6 +42,8 @@ final class OwnedSegments {
         long recoverFrom;
         /** No longer owned: its reader is closed, and a stale entry on the ready queue is ignored. */
         boolean dropped;
+        /** In {@code AckMode.EXPLICIT}: the events handed out and not acknowledged yet; else null. */
+        Acks acks;
 
         OwnedSegment(Segment segment) {
             this.segment = segment;
@@ -51,6 +53,7 @@ final class OwnedSegments {
     private final SegmentStores stores;
     private final ReadTokens tokens;
     private final SegmentReader.Config config;
+    private final boolean explicitAck;
 
     // ---- consumer-confined
     private final Map<Segment, OwnedSegment> owned = new HashMap<>();
@@ -63,10 +66,12 @@ final class OwnedSegments {
     /** Put on the ready queue to make the consumer look at the group state. */
     private final OwnedSegment wake = new OwnedSegment(null);
 
-    OwnedSegments(SegmentStores stores, ReadTokens tokens, SegmentReader.Config config) {
+    /** @param explicitAck whether the application acknowledges events ({@code AckMode.EXPLICIT}) */
+    OwnedSegments(SegmentStores stores, ReadTokens tokens, SegmentReader.Config config, boolean explicitAck) {
         this.stores = stores;
         this.tokens = tokens;
         this.config = config;
+        this.explicitAck = explicitAck;
     }
 
     // ------------------------------------------------------------------ ready queue
@@ -156,6 +161,9 @@ final class OwnedSegments {
         OwnedSegment o = new OwnedSegment(segment);
         ScopedStream stream = segment.scopedStream();
         o.recoverFrom = Math.min(offset, end);
+        if (explicitAck) {
+            o.acks = new Acks(segment, o.recoverFrom);
+        }
         o.reader = new SegmentReader(segment.qualifiedName(), o.recoverFrom, end, stores,
                 () -> tokens.forStream(stream), config, r -> signal(o));
         owned.put(segment, o);
@@ -185,15 +193,34 @@ final class OwnedSegments {
         return offsets;
     }
 
+    /**
+     * @return where each owned segment stands as the group is told: its acknowledged position in
+     *     {@code AckMode.EXPLICIT}, else where the reader stands ({@link #offsets()})
+     */
+    TreeMap<Segment, Long> reportedOffsets() {
+        TreeMap<Segment, Long> offsets = new TreeMap<>();
+        owned.forEach((segment, o) -> offsets.put(segment, reported(o)));
+        return offsets;
+    }
+
+    /** Any thread. @return where {@code o} stands as the group is told (see {@link #reportedOffsets()}) */
+    static long reported(OwnedSegment o) {
+        return o.acks != null ? o.acks.position() : o.reader.position();
+    }
+
     /** The reader passed a checkpoint standing at these offsets: its segments now recover from there. */
     void checkpointPassed(Map<Segment, Long> offsets) {
         owned.values().forEach(o -> o.recoverFrom = offsets.get(o.segment));
     }
 
-    /** @return each owned segment with where the reader stands in it and where it would recover from */
+    /**
+     * @return each owned segment with where the reader stands in it and where it would recover from (in
+     *     {@code AckMode.EXPLICIT}: its acknowledged position)
+     */
     Map<Segment, Held> held() {
         Map<Segment, Held> out = new HashMap<>();
-        owned.forEach((segment, o) -> out.put(segment, new Held(o.reader.position(), o.recoverFrom)));
+        owned.forEach((segment, o) -> out.put(segment, new Held(o.reader.position(),
+                o.acks != null ? o.acks.position() : o.recoverFrom)));
         return out;
     }
 

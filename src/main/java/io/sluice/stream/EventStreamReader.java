@@ -45,6 +45,22 @@ public interface EventStreamReader<T> extends AutoCloseable {
     EventRead<T> readNextEvent(Duration timeout);
 
     /**
+     * Acknowledges that the application processed an event this reader handed out ({@link ReaderConfig.AckMode#EXPLICIT}
+     * only). Acknowledgements may come in any order and from any thread; a segment's acknowledged position is the end
+     * of the longest acknowledged prefix of the events handed out from it, and it is what the reader reports to the
+     * group: a reader that crashes, closes or gives a segment back leaves every unacknowledged event to be read again.
+     * Does not block (no I/O: the acknowledged positions go to the group with the next heartbeat).
+     *
+     * @param read an event read as {@link #readNextEvent} returned it, by this reader
+     * @throws NullPointerException if {@code read} is null
+     * @throws IllegalStateException if the reader does not use {@link ReaderConfig.AckMode#EXPLICIT}, or is closed
+     * @throws IllegalArgumentException if {@code read} carries no event, was acknowledged already, or is not an
+     *     unacknowledged event of this reader (another reader handed it out, or this one has lost its segment
+     *     meanwhile — the group then reads it again)
+     */
+    void ack(EventRead<T> read);
+
+    /**
      * Reads one event directly, wherever it is, without affecting the reader's position. Blocks for one read.
      *
      * @param pointer where the event is ({@link EventRead#pointer()})
