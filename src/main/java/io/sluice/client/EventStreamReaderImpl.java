@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.sluice.client.OwnedSegments.OwnedSegment;
 import io.sluice.common.Deadline;
 import io.sluice.controller.ControllerClient;
+import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
@@ -23,6 +24,7 @@ import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.Position;
 import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.Segment;
+import io.sluice.stream.SegmentSlice;
 import io.sluice.stream.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,7 +95,16 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     // ---- shared
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
+    /**
+     * The consumer permit: its holder may touch what is consumer-confined (the owned segments, the membership).
+     * {@link #readNextEvent} holds it for its call; slices, {@link #acquireSegment} and {@link #releaseSegment} for
+     * their handling of the group.
+     */
     private final Semaphore consumer = new Semaphore(1);
+    /** A thread is in {@link #readNextEvent}. */
+    private final AtomicBoolean reading = new AtomicBoolean();
+    /** The position of the last read {@link #readNextEvent} returned, for a call that could not take the permit. */
+    private volatile Position lastPosition = Position.of(java.util.Map.of());
 
     EventStreamReaderImpl(String scope, String group, String readerId, Serializer<T> serializer, ReaderConfig config,
                           ControllerClient controller, SegmentStores stores, Runnable onClose) {
@@ -163,15 +174,40 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             throw new IllegalStateException(replaced != null ? replaced
                     : "reader " + readerId + " of group " + scope + "/" + group + " is closed");
         }
-        if (!consumer.tryAcquire()) {
-            throw new IllegalStateException(closed ? "reader " + readerId + " is closed"
-                    : "another thread is in readNextEvent of reader " + readerId
-                            + ": a reader serves one thread at a time");
+        if (!reading.compareAndSet(false, true)) {
+            throw new IllegalStateException("another thread is in readNextEvent of reader " + readerId
+                    + ": a reader serves one thread at a time");
         }
         try {
-            return next(Deadline.after(timeout));
+            Deadline deadline = Deadline.after(timeout);
+            // the permit is held briefly by slices and acquireSegment/releaseSegment when they handle the group
+            if (!acquireConsumer(deadline)) {
+                if (closed) {
+                    throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group
+                            + " is closed");
+                }
+                return new EventRead<>(null, lastPosition, null, null, false);
+            }
+            try {
+                EventRead<T> read = next(deadline);
+                lastPosition = read.position();
+                return read;
+            } finally {
+                consumer.release();
+            }
         } finally {
-            consumer.release();
+            reading.set(false);
+        }
+    }
+
+    /** Takes the consumer permit, waiting until the deadline. */
+    private boolean acquireConsumer(Deadline deadline) {
+        try {
+            return consumer.tryAcquire(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while reader " + readerId + " waited for its "
+                    + "membership", e);
         }
     }
 
@@ -179,7 +215,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         member.resumeAfterCheckpoint();
         while (!closed) {
             if (member.takeAttention()) {
-                String checkpoint = member.handleGroup();
+                String checkpoint = member.handleGroup(true);
                 if (checkpoint != null) {
                     return new EventRead<>(null, segments.position(), null, checkpoint, false);
                 }
@@ -218,8 +254,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 Thread.yield();
                 lastWaitNanos = System.nanoTime();
             }
-            if (o.dropped) {
-                continue;
+            if (o.dropped || o.slice != null) {
+                continue;   // no longer ours, or out in a slice
             }
             SegmentReader.ReadEvent e;
             try {
@@ -287,6 +323,129 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         segments.restart(o, start, state.state().settings().endOffsets());
         return new SegmentTruncatedException("segment " + segment + " was truncated: the events between offsets "
                 + from + " and " + start + " are gone; reader " + readerId + " continues at offset " + start, cause);
+    }
+
+    // ------------------------------------------------------------------ slices
+
+    @Override
+    public SegmentSlice<T> acquireSegment(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+        }
+        Deadline deadline = Deadline.after(timeout);
+        while (true) {
+            checkOpen();
+            long seen = segments.wakes();
+            if (!acquireConsumer(deadline)) {
+                checkOpen();
+                return null;
+            }
+            try {
+                checkOpen();
+                if (member.takeAttention()) {
+                    member.handleGroup(false);
+                }
+                OwnedSegment free = segments.freeSegment();
+                if (free != null) {
+                    SegmentSliceImpl<T> slice = new SegmentSliceImpl<>(this, free, serializer);
+                    free.slice = slice;
+                    LOG.debug("reader {}: segment {} out in a slice at {}", readerId, free.segment, slice.offset());
+                    return slice;
+                }
+            } finally {
+                consumer.release();
+            }
+            long nanos = deadline.remainingNanos();
+            if (nanos <= 0) {
+                return null;
+            }
+            try {
+                segments.awaitWake(seen, nanos);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StreamingInterruptedException("interrupted while reader " + readerId + " waited for a "
+                        + "segment", e);
+            }
+        }
+    }
+
+    @Override
+    public void releaseSegment(SegmentSlice<T> slice) {
+        release(slice, null);
+    }
+
+    @Override
+    public void releaseSegment(SegmentSlice<T> slice, long offset) {
+        release(slice, offset);
+    }
+
+    private void release(SegmentSlice<T> slice, Long offset) {
+        Objects.requireNonNull(slice, "slice");
+        if (!(slice instanceof SegmentSliceImpl<T> mine) || mine.reader != this) {
+            throw new IllegalArgumentException(slice + " is not a slice of reader " + readerId + " of group " + scope
+                    + "/" + group);
+        }
+        if (offset != null) {
+            long handed = mine.owned.reader.position();
+            if (offset < 0 || offset > handed) {
+                throw new IllegalArgumentException("reader " + readerId + " cannot release segment "
+                        + mine.segment() + " at offset " + offset + ": its slice handed out events up to offset "
+                        + handed + " only, and releasing beyond would skip events nobody read");
+            }
+        }
+        if (!mine.markReleased()) {
+            throw new IllegalArgumentException("slice of segment " + mine.segment() + " of reader " + readerId
+                    + " was released already");
+        }
+        if (closed) {
+            return;   // the close gave the segment back
+        }
+        if (!acquireConsumer(Deadline.after(CLOSE_WAIT))) {
+            if (closed) {
+                return;
+            }
+            throw new DeadlineExceededException("reader " + readerId + " could not release segment "
+                    + mine.segment() + ": readNextEvent did not return within " + CLOSE_WAIT.toSeconds() + " s");
+        }
+        try {
+            if (!closed) {
+                member.giveBackSlice(mine.owned, offset);
+            }
+        } finally {
+            consumer.release();
+        }
+        segments.wake();
+    }
+
+    /**
+     * On a slice's thread, between two events: does what the group asks of the reader if it asks something and no
+     * other thread of the reader is at it (then that one does).
+     */
+    void handleGroupFromSlice() {
+        if (closed || !member.attentionPending() || !consumer.tryAcquire()) {
+            return;
+        }
+        try {
+            if (!closed && member.takeAttention()) {
+                member.handleGroup(false);
+            }
+        } finally {
+            consumer.release();
+        }
+    }
+
+    /** Any thread. @return true once the reader is closed (or closing) */
+    boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            String replaced = member.replacedBy();
+            throw new IllegalStateException(replaced != null ? replaced
+                    : "reader " + readerId + " of group " + scope + "/" + group + " is closed");
+        }
     }
 
     // ------------------------------------------------------------------ ack

@@ -166,6 +166,11 @@ final class GroupMember {
 
     // ------------------------------------------------------------------ attention
 
+    /** Any thread. @return true if the consumer should look at the group state now; leaves the request */
+    boolean attentionPending() {
+        return attention.get();
+    }
+
     /** @return true if the consumer should look at the group state now; clears the request */
     boolean takeAttention() {
         return attention.getAndSet(false);
@@ -204,10 +209,12 @@ final class GroupMember {
      * Acts on the group state as the local copy shows it: rejoins after being removed, follows a reset, matches the
      * owned segments to the state, passes checkpoints (silent ones at once), releases and acquires segments.
      *
+     * @param handOut whether a checkpoint may be handed out to the application ({@code readNextEvent} while no slice
+     *     is out); if not, every checkpoint is passed at once, where the reader stands
      * @return the name of a checkpoint to hand out to the application, or null
      * @throws IllegalStateException if another reader with this id replaced this one (the reader is closed)
      */
-    String handleGroup() {
+    String handleGroup(boolean handOut) {
         ReaderGroupState s = state.state();
         ReaderInfo me = s.readers().get(readerId);
         if (me == null || me.incarnation() != incarnation) {
@@ -235,7 +242,7 @@ final class GroupMember {
         for (List<CheckpointProgress> pending = s.pendingFor(readerId); !pending.isEmpty();
              pending = s.pendingFor(readerId)) {
             CheckpointProgress c = pending.get(0);
-            if (!c.silent()) {
+            if (!c.silent() && handOut && !segments.hasSlices()) {
                 passedCheckpoint = c.name();
                 return c.name();
             }
@@ -244,6 +251,9 @@ final class GroupMember {
             if (!after.isEmpty() && after.get(0).name().equals(c.name())) {
                 break;
             }
+        }
+        if (s.generation() == generation) {
+            s = giveBackRevoked(s);
         }
         Rebalance share = Membership.rebalance(s, readerId);
         if (s.generation() == generation && share.release() > 0) {
@@ -284,19 +294,105 @@ final class GroupMember {
 
     /**
      * Gives {@code count} segments back at exactly where this reader stands (buffered events are dropped); which
-     * ones, {@link Membership#segmentsToRelease} decides.
+     * ones, {@link Membership#segmentsToRelease} decides among the segments outside slices. If those are too few, the
+     * slices of the last segments (in segment order) end ({@link SegmentSliceImpl#revoke}), and their segments go
+     * back as soon as they may ({@link #giveBackRevoked}).
      */
     private ReaderGroupState release(int count) {
-        SortedMap<Segment, Long> offsets = Membership.segmentsToRelease(segments.held(), count,
-                ackOnCheckpoint || explicitAck);
+        boolean strict = ackOnCheckpoint || explicitAck;
+        Map<Segment, Membership.Held> held = segments.held();
+        Map<Segment, OwnedSegment> view = segments.view();
+        Map<Segment, Membership.Held> outside = new TreeMap<>(held);
+        outside.keySet().removeIf(segment -> view.get(segment).slice != null);
+        SortedMap<Segment, Long> offsets = Membership.segmentsToRelease(outside, count, strict);
+        int missing = count - offsets.size();
+        if (missing > 0) {
+            List<SegmentSliceImpl<?>> out = new ArrayList<>();
+            for (OwnedSegment o : view.values()) {
+                SegmentSliceImpl<?> slice = o.slice;
+                if (slice != null) {
+                    if (slice.isRevoked()) {
+                        missing--;
+                    } else {
+                        out.add(slice);
+                    }
+                }
+            }
+            out.sort((x, y) -> y.owned.segment.compareTo(x.owned.segment));
+            for (SegmentSliceImpl<?> slice : out) {
+                if (missing <= 0) {
+                    break;
+                }
+                if (slice.revoke()) {
+                    LOG.debug("reader {}: slice of {} ends, the group wants the segment", readerId,
+                            slice.owned.segment);
+                    missing--;
+                    OwnedSegment o = slice.owned;
+                    if (o.acks != null) {
+                        o.acks.whenAllAcknowledged(this::signalAttention);
+                    }
+                }
+            }
+        }
         if (offsets.isEmpty()) {
-            return state.state();
+            return giveBackRevoked(state.state());
         }
         long inc = incarnation;
         long gen = generation;
         ReaderGroupState after = state.update(s -> Membership.release(s, readerId, inc, gen, offsets));
         reconcile(after);
         return after;
+    }
+
+    /**
+     * Gives back the segments of revoked slices ({@link #release}) that may go now: at once where the slice stands,
+     * or (ack on checkpoint, explicit ack) once nothing handed out of them is unprocessed.
+     */
+    private ReaderGroupState giveBackRevoked(ReaderGroupState s) {
+        TreeMap<Segment, Long> offsets = new TreeMap<>();
+        Map<Segment, Membership.Held> held = null;
+        for (OwnedSegment o : segments.view().values()) {
+            SegmentSliceImpl<?> slice = o.slice;
+            if (slice == null || !slice.isRevoked() || o.dropped) {
+                continue;
+            }
+            if (held == null) {
+                held = segments.held();
+            }
+            Membership.Held h = held.get(o.segment);
+            if (!(ackOnCheckpoint || explicitAck) || h.position() == h.recoverFrom()) {
+                offsets.put(o.segment, h.position());
+            }
+        }
+        return offsets.isEmpty() ? s : giveBack(offsets);
+    }
+
+    /** Gives these segments back to the group at these offsets, whatever the reader's share. */
+    private ReaderGroupState giveBack(SortedMap<Segment, Long> offsets) {
+        long inc = incarnation;
+        long gen = generation;
+        ReaderGroupState after = state.update(s -> Membership.giveBack(s, readerId, inc, gen, offsets));
+        reconcile(after);
+        return after;
+    }
+
+    /**
+     * The application released the slice of {@code o}: gives the segment back at {@code offset} (null: where the
+     * slice stands as the group is told), or, if the slice read it to its end and that is where it goes back, tells
+     * the group it is read. Nothing if the segment is no longer ours. Blocks for the update.
+     */
+    void giveBackSlice(OwnedSegment o, Long offset) {
+        if (o.dropped || segments.get(o.segment) != o) {
+            return;
+        }
+        long handed = o.reader.position();
+        long at = offset != null ? offset : OwnedSegments.reported(o);
+        if (o.reader.isFinished() && at == handed) {
+            completeSegment(o);
+        } else {
+            giveBack(new TreeMap<>(Map.of(o.segment, at)));
+            attention.set(true);
+        }
     }
 
     /**

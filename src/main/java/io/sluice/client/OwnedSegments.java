@@ -8,6 +8,8 @@ import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.readergroup.Membership.Held;
 import io.sluice.readergroup.ReaderGroupState.Owned;
@@ -26,9 +28,11 @@ import io.sluice.stream.Segment;
  * tail if it has more, so busy segments take turns and idle ones cost nothing. A {@link #wake} entry on the queue
  * makes a waiting consumer look at the group state.
  *
- * <p><b>Threads.</b> Confined to the consumer (the thread in {@code readNextEvent}, or the reader's constructor, or
- * its close once the consumer left), except: {@link #view()}, which the membership thread reads; {@link #signal} and
- * {@link #wake}, which prefetch threads and the membership thread call.
+ * <p><b>Threads.</b> Confined to the consumer (the thread that holds the reader's consumer permit: the one in
+ * {@code readNextEvent}, {@code acquireSegment} or {@code releaseSegment}, a slice's thread handling the group, the
+ * reader's constructor, or its close once the consumer left), except: {@link #view()}, which the membership thread
+ * and acknowledgements read; {@link #signal}, {@link #wake} and {@link #awaitWake}, which prefetch threads, the
+ * membership thread and waiters call.
  */
 final class OwnedSegments {
 
@@ -44,6 +48,12 @@ final class OwnedSegments {
         boolean dropped;
         /** In {@code AckMode.EXPLICIT}: the events handed out and not acknowledged yet; else null. */
         Acks acks;
+        /**
+         * The slice the segment is out in ({@code reader.acquireSegment}), or null: then the slice's thread alone
+         * takes events from {@link #reader}, and the consumer of {@code readNextEvent} leaves the segment alone. Set
+         * by the holder of the consumer permit; read by any thread.
+         */
+        volatile SegmentSliceImpl<?> slice;
 
         OwnedSegment(Segment segment) {
             this.segment = segment;
@@ -65,6 +75,11 @@ final class OwnedSegments {
     private final LinkedBlockingQueue<OwnedSegment> ready = new LinkedBlockingQueue<>();
     /** Put on the ready queue to make the consumer look at the group state. */
     private final OwnedSegment wake = new OwnedSegment(null);
+    /** Wakes threads waiting in {@code acquireSegment} (see {@link #awaitWake}). */
+    private final ReentrantLock wakeLock = new ReentrantLock();
+    private final Condition woken = wakeLock.newCondition();
+    /** Guarded by wakeLock: how many times {@link #wake} was called. */
+    private long wakes;
 
     /** @param explicitAck whether the application acknowledges events ({@code AckMode.EXPLICIT}) */
     OwnedSegments(SegmentStores stores, ReadTokens tokens, SegmentReader.Config config, boolean explicitAck) {
@@ -96,16 +111,63 @@ final class OwnedSegments {
         return o == wake;
     }
 
-    /** Any thread: puts {@code o} on the ready queue unless it is there already. */
+    /**
+     * Any thread: puts {@code o} on the ready queue unless it is there already; wakes its slice instead if it is out
+     * in one.
+     */
     void signal(OwnedSegment o) {
+        SegmentSliceImpl<?> slice = o.slice;
+        if (slice != null) {
+            slice.wake();
+            return;
+        }
         if (o.queued.compareAndSet(false, true)) {
             ready.add(o);
         }
     }
 
-    /** Any thread: wakes a consumer waiting on the ready queue. */
+    /**
+     * Any thread: wakes a consumer waiting on the ready queue, the slices waiting for events, and the threads waiting
+     * in {@code acquireSegment}: the group has something for the reader to do.
+     */
     void wake() {
         signal(wake);
+        for (OwnedSegment o : view.values()) {
+            SegmentSliceImpl<?> slice = o.slice;
+            if (slice != null) {
+                slice.wake();
+            }
+        }
+        wakeLock.lock();
+        try {
+            wakes++;
+            woken.signalAll();
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+
+    /** Any thread. @return how many times {@link #wake} was called, for {@link #awaitWake} */
+    long wakes() {
+        wakeLock.lock();
+        try {
+            return wakes;
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+
+    /** Any thread: waits up to {@code nanos} until {@link #wake} is called after it returned {@code seen}. */
+    void awaitWake(long seen, long nanos) throws InterruptedException {
+        wakeLock.lock();
+        try {
+            long left = nanos;
+            while (wakes == seen && left > 0) {
+                left = woken.awaitNanos(left);
+            }
+        } finally {
+            wakeLock.unlock();
+        }
     }
 
     // ------------------------------------------------------------------ ownership
@@ -113,6 +175,32 @@ final class OwnedSegments {
     /** @return true if the reader owns no segment */
     boolean isEmpty() {
         return owned.isEmpty();
+    }
+
+    /** @return the owned segment {@code segment}, or null */
+    OwnedSegment get(Segment segment) {
+        return owned.get(segment);
+    }
+
+    /** @return true if a segment of the reader's is out in a slice */
+    boolean hasSlices() {
+        for (OwnedSegment o : owned.values()) {
+            if (o.slice != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the first owned segment, in segment order, that is in no slice; or null */
+    OwnedSegment freeSegment() {
+        OwnedSegment first = null;
+        for (OwnedSegment o : owned.values()) {
+            if (o.slice == null && (first == null || o.segment.compareTo(first.segment) < 0)) {
+                first = o;
+            }
+        }
+        return first;
     }
 
     /**
@@ -176,6 +264,10 @@ final class OwnedSegments {
     private static void drop(OwnedSegment o) {
         o.dropped = true;
         o.reader.close();
+        SegmentSliceImpl<?> slice = o.slice;
+        if (slice != null) {
+            slice.wake();   // it ends: the segment is no longer ours
+        }
     }
 
     private void ownershipChanged() {
