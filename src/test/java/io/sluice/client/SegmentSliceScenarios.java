@@ -24,6 +24,7 @@ import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
+import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
@@ -92,6 +93,36 @@ public final class SegmentSliceScenarios {
             got.add(e.event());
         }
         return got;
+    }
+
+    /**
+     * Reads a slice to its end like {@link #readAll}, acknowledging its events in batches of seven, last first, and
+     * what is left when the slice ends.
+     */
+    private static List<String> readAllAcking(EventStreamReader<String> reader, SegmentSlice<String> slice) {
+        List<String> got = new ArrayList<>();
+        List<EventRead<String>> batch = new ArrayList<>();
+        Map<Integer, Integer> last = new HashMap<>();
+        while (slice.hasNext()) {
+            EventRead<String> e = slice.next();
+            int i = index(e.event());
+            Integer before = last.put(i % KEYS, i);
+            assertThat(before == null || before < i).as("key %s in order", i % KEYS).isTrue();
+            got.add(e.event());
+            batch.add(e);
+            if (batch.size() == 7) {
+                ackLastFirst(reader, batch);
+            }
+        }
+        ackLastFirst(reader, batch);
+        return got;
+    }
+
+    private static void ackLastFirst(EventStreamReader<String> reader, List<EventRead<String>> batch) {
+        for (int i = batch.size() - 1; i >= 0; i--) {
+            reader.ack(batch.get(i));
+        }
+        batch.clear();
     }
 
     private static void assertExactlyOnce(Iterable<String> read, int count) {
@@ -243,26 +274,40 @@ public final class SegmentSliceScenarios {
      * out; every event once, each slice in order.
      */
     public void twoReadersShareAGroupThroughSlices(ExecutorService threads) throws Exception {
-        ScopedStream s = stream("shared", 4);
-        write("shared", 0, 400);
-        try (ReaderGroup g = group("shared", s);
-             EventStreamReader<String> a = client.newReader(scope, "shared", "a", Serializers.utf8())) {
+        twoReadersShareAGroupThroughSlices(threads, ReaderConfig.DEFAULT, "shared");
+    }
+
+    /**
+     * As {@link #twoReadersShareAGroupThroughSlices(ExecutorService)}, with {@code AckMode.EXPLICIT}: each slice's
+     * thread acknowledges its events in batches of seven, last first, so that a slice that ends for rebalancing has
+     * unacknowledged events; its segment moves only once they are acknowledged — still every event exactly once.
+     */
+    public void twoExplicitAckReadersShareAGroupThroughSlices(ExecutorService threads) throws Exception {
+        twoReadersShareAGroupThroughSlices(threads, ExplicitAckScenarios.EXPLICIT, "shared-acks");
+    }
+
+    private void twoReadersShareAGroupThroughSlices(ExecutorService threads, ReaderConfig config, String name)
+            throws Exception {
+        ScopedStream s = stream(name, 4);
+        write(name, 0, 400);
+        try (ReaderGroup g = group(name, s);
+             EventStreamReader<String> a = client.newReader(scope, name, "a", Serializers.utf8(), config)) {
             Queue<String> read = new ConcurrentLinkedQueue<>();
             Future<Integer> la = threads.submit(() -> sliceLoop(a, read, threads));
             awaitCondition("a holds all four segments in slices", () -> g.segmentAssignments().get("a") != null
                     && g.segmentAssignments().get("a").size() == 4);
-            EventStreamReader<String> b = client.newReader(scope, "shared", "b", Serializers.utf8());
+            EventStreamReader<String> b = client.newReader(scope, name, "b", Serializers.utf8(), config);
             Future<Integer> lb = threads.submit(() -> sliceLoop(b, read, threads));
             awaitCondition("two segments each", () -> {
                 Map<String, java.util.Set<Segment>> now = g.segmentAssignments();
                 return now.get("a") != null && now.get("a").size() == 2 && now.get("b") != null
                         && now.get("b").size() == 2;
             });
-            write("shared", 400, 800);
+            write(name, 400, 800);
             Checkpoint c = g.initiateCheckpoint("c", Duration.ofSeconds(30));
             assertThat(c.positions().get(s).positions()).hasSize(4);
-            write("shared", 800, 1000);
-            streams.sealStream(scope, "shared");
+            write(name, 800, 1000);
+            streams.sealStream(scope, name);
             int sa = la.get(90, TimeUnit.SECONDS);
             int sb = lb.get(90, TimeUnit.SECONDS);
             assertThat(sa).as("slices of a").isGreaterThanOrEqualTo(4);
@@ -288,9 +333,10 @@ public final class SegmentSliceScenarios {
             SegmentSlice<String> slice = reader.acquireSegment(POLL);
             if (slice != null) {
                 slices++;
+                boolean acking = reader.config().ackMode() == ReaderConfig.AckMode.EXPLICIT;
                 running.add(threads.submit(() -> {
                     try (slice) {
-                        sink.addAll(readAll(slice));
+                        sink.addAll(acking ? readAllAcking(reader, slice) : readAll(slice));
                     }
                     return null;
                 }));
@@ -306,6 +352,9 @@ public final class SegmentSliceScenarios {
                 EventRead<String> e = reader.readNextEvent(Duration.ZERO);
                 if (e.event() != null) {
                     sink.add(e.event());
+                    if (reader.config().ackMode() == ReaderConfig.AckMode.EXPLICIT) {
+                        reader.ack(e);
+                    }
                 } else if (e.readCompleted()) {
                     return slices;
                 }

@@ -52,4 +52,9 @@ class SegmentSliceTest {
     void twoReadersShareAGroupThroughSlices() throws Exception {
         scenarios.twoReadersShareAGroupThroughSlices(threads);
     }
+
+    @Test
+    void twoExplicitAckReadersShareAGroupThroughSlices() throws Exception {
+        scenarios.twoExplicitAckReadersShareAGroupThroughSlices(threads);
+    }
 }

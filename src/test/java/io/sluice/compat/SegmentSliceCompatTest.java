@@ -40,4 +40,9 @@ class SegmentSliceCompatTest {
     void twoReadersShareAGroupThroughSlices() throws Exception {
         scenarios().twoReadersShareAGroupThroughSlices(real.threads);
     }
+
+    @Test
+    void twoExplicitAckReadersShareAGroupThroughSlices() throws Exception {
+        scenarios().twoExplicitAckReadersShareAGroupThroughSlices(real.threads);
+    }
 }
