@@ -47,6 +47,13 @@ import org.slf4j.LoggerFactory;
  * segment completed, checkpoint passed) — so a segment is always given back exactly where the application stands.
  * The <em>membership thread</em> only watches the group and tells the consumer when it has something to do.
  *
+ * <p><b>The consumer permit.</b> What is consumer-confined is touched only by the holder of {@link #consumer}:
+ * {@link #readNextEvent} for its call; {@link #acquireSegment}, {@link #releaseSegment} and slices
+ * ({@link SegmentSliceImpl}, between two events: {@link #handleGroupFromSlice}) briefly, to handle the group. A slice's
+ * thread takes its segment's events without the permit; {@link #readNextEvent} leaves segments out in slices alone.
+ * In {@code AckMode.EXPLICIT} each owned segment counts its unacknowledged events ({@link Acks}); {@link #ack} may
+ * come from any thread.
+ *
  * <p><b>Taking turns.</b> The consumer takes one event from the segment at the head of the ready queue and puts it
  * back at the tail if it has more, so busy segments take turns and idle ones cost nothing; it stays with a segment
  * for a short streak while it has events buffered, which saves a trip through the queue per event.
@@ -455,7 +462,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         Objects.requireNonNull(read, "read");
         if (config.ackMode() != ReaderConfig.AckMode.EXPLICIT) {
             throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group + " was created "
-                    + "with AckMode." + config.ackMode() + ": only readers with AckMode.EXPLICIT take acknowledgements");
+                    + "with AckMode." + config.ackMode() + ": only readers with AckMode.EXPLICIT take "
+                    + "acknowledgements");
         }
         EventPointer pointer = read.pointer();
         if (pointer == null) {

@@ -43,8 +43,11 @@ import org.slf4j.LoggerFactory;
  * resetting it); the membership thread watches for that and calls {@link #signalAttention}, and the consumer calls
  * {@link #handleGroup} at its next turn.
  *
- * <p><b>Threads.</b> Confined to the consumer, except {@link #incarnation()}, {@link #needsAttention},
- * {@link #signalAttention} and {@link #replacedBy()}, which any thread may call.
+ * <p><b>Threads.</b> Confined to the consumer — the holder of the reader's consumer permit: the thread in
+ * {@code readNextEvent}, {@code acquireSegment} or {@code releaseSegment}, or a slice's thread between two events —
+ * except {@link #incarnation()}, {@link #needsAttention}, {@link #attentionPending}, {@link #signalAttention} and
+ * {@link #replacedBy()}, which any thread may call. Segments out in slices are given back for rebalancing only after
+ * the others: their slices end first ({@link SegmentSliceImpl#revoke}).
  */
 final class GroupMember {
     private static final Logger LOG = LoggerFactory.getLogger(GroupMember.class);

@@ -16,16 +16,18 @@ import java.time.Duration;
  * the segments of readers that stopped sending theirs, and takes its share of segments when others join or leave.
  *
  * <p><b>Threads.</b> One thread at a time calls {@link #readNextEvent} (a second concurrent caller gets an
- * {@link IllegalStateException}); {@link #fetchEvent}, {@link #ack}, {@link #readerId} and {@link #close} may be called from
- * any thread; {@link #acquireSegment} and {@link #releaseSegment} from any thread too (they wait for a concurrent
- * {@link #readNextEvent}); each {@link SegmentSlice} is iterated by one thread at a time. Create readers with {@code SluiceClient.newReader}.
+ * {@link IllegalStateException}); {@link #fetchEvent}, {@link #ack}, {@link #readerId} and {@link #close} may be
+ * called from any thread; {@link #acquireSegment} and {@link #releaseSegment} from any thread too (they wait for a
+ * concurrent {@link #readNextEvent}); each {@link SegmentSlice} is iterated by one thread at a time. Create readers
+ * with {@code SluiceClient.newReader}.
  *
  * @param <T> the event type
  */
 public interface EventStreamReader<T> extends AutoCloseable {
 
     /**
-     * Returns the next event, waiting up to {@code timeout} for one. Blocks.
+     * Returns the next event, waiting up to {@code timeout} for one. Blocks. Segments out in a
+     * {@link SegmentSlice} are not read here (and the positions returned here do not follow them).
      *
      * <p>Without an event, the result says why: the reader reached a checkpoint ({@link EventRead#isCheckpoint()}:
      * it has handed out every event before it; it reports the checkpoint as passed on the next call), the group has
@@ -46,11 +48,12 @@ public interface EventStreamReader<T> extends AutoCloseable {
     EventRead<T> readNextEvent(Duration timeout);
 
     /**
-     * Acknowledges that the application processed an event this reader handed out ({@link ReaderConfig.AckMode#EXPLICIT}
-     * only). Acknowledgements may come in any order and from any thread; a segment's acknowledged position is the end
-     * of the longest acknowledged prefix of the events handed out from it, and it is what the reader reports to the
-     * group: a reader that crashes, closes or gives a segment back leaves every unacknowledged event to be read again.
-     * Does not block (no I/O: the acknowledged positions go to the group with the next heartbeat).
+     * Acknowledges that the application processed an event this reader handed out
+     * ({@link ReaderConfig.AckMode#EXPLICIT} only). Acknowledgements may come in any order and from any thread; a
+     * segment's acknowledged position is the end of the longest acknowledged prefix of the events handed out from it,
+     * and it is what the reader reports to the group: a reader that crashes, closes or gives a segment back leaves
+     * every unacknowledged event to be read again. Events of a {@link SegmentSlice} are acknowledged here too. Does
+     * not block (no I/O: the acknowledged positions go to the group with the next heartbeat).
      *
      * @param read an event read as {@link #readNextEvent} returned it, by this reader
      * @throws NullPointerException if {@code read} is null
@@ -69,11 +72,11 @@ public interface EventStreamReader<T> extends AutoCloseable {
      * {@link #readNextEvent} does not read a segment while it is in a slice.
      *
      * <p><b>Membership keeps working while slices are out</b>: heartbeats go on in the background; whichever of the
-     * reader's threads comes next between two events — a slice's {@link SegmentSlice#hasNext()}, {@link
-     * #readNextEvent}, this method or {@link #releaseSegment} — does what the group asks of the reader. A checkpoint is
-     * then passed at once, without a checkpoint read, where every segment stands at that moment (for a slice: before
-     * its next event; in {@code AckMode.EXPLICIT}: at the acknowledged positions): every event a slice handed out
-     * before lies before the checkpoint, every later one after it. A segment the group wants for another reader is
+     * reader's threads comes next between two events — a slice's {@link SegmentSlice#hasNext()},
+     * {@link #readNextEvent}, this method or {@link #releaseSegment} — does what the group asks of the reader. A
+     * checkpoint is then passed at once, without a checkpoint read, where every segment stands at that moment (for a
+     * slice: before its next event; in {@code AckMode.EXPLICIT}: at the acknowledged positions): every event a slice
+     * handed out before lies before the checkpoint, every later one after it. A segment the group wants for another reader is
      * taken from a reader's segments outside slices first; then a slice ends (its {@link SegmentSlice#hasNext()}
      * answers false) and the segment goes back where it stands (in {@code AckMode.EXPLICIT}: once the slice's events
      * are acknowledged). Release an ended slice all the same.

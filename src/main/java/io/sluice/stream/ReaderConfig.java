@@ -32,8 +32,9 @@ import java.util.Objects;
  *       is unacknowledged (the checkpoint stays pending; call again). The group's automatic checkpoints are passed
  *       at once, at the acknowledged positions.</li>
  * </ul>
- * A reader that closes gives its segments back at its exact position in the first two modes (everything it handed out
- * counts as processed), at its acknowledged positions in {@link AckMode#EXPLICIT}; {@code ReaderGroup.readerOffline(id, position)} gives them back at the position you pass.
+ * A reader that closes gives its segments back at its exact position in the first two modes (everything it handed
+ * out counts as processed), at its acknowledged positions in {@link AckMode#EXPLICIT};
+ * {@code ReaderGroup.readerOffline(id, position)} gives them back at the position you pass.
  *
  * @param ackMode when an event counts as processed
  * @param offlineTimeout how long the reader may go without a heartbeat before other readers of the group remove it

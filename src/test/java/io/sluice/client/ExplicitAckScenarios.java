@@ -221,7 +221,8 @@ public final class ExplicitAckScenarios {
                 all.add("e" + i);
             }
             all.removeAll(beforeHole);
-            assertThat(new HashSet<>(got)).as("exactly what lies at or after the acknowledged positions").isEqualTo(all);
+            assertThat(new HashSet<>(got)).as("exactly what lies at or after the acknowledged positions")
+                    .isEqualTo(all);
             assertThat(g.onlineReaders()).isEmpty();
         }
     }
