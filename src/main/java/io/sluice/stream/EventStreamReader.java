@@ -76,10 +76,10 @@ public interface EventStreamReader<T> extends AutoCloseable {
      * {@link #readNextEvent}, this method or {@link #releaseSegment} — does what the group asks of the reader. A
      * checkpoint is then passed at once, without a checkpoint read, where every segment stands at that moment (for a
      * slice: before its next event; in {@code AckMode.EXPLICIT}: at the acknowledged positions): every event a slice
-     * handed out before lies before the checkpoint, every later one after it. A segment the group wants for another reader is
-     * taken from a reader's segments outside slices first; then a slice ends (its {@link SegmentSlice#hasNext()}
-     * answers false) and the segment goes back where it stands (in {@code AckMode.EXPLICIT}: once the slice's events
-     * are acknowledged). Release an ended slice all the same.
+     * handed out before lies before the checkpoint, every later one after it. A segment the group wants for another
+     * reader is taken from a reader's segments outside slices first; then a slice ends (its
+     * {@link SegmentSlice#hasNext()} answers false) and the segment goes back where it stands (in
+     * {@code AckMode.EXPLICIT}: once the slice's events are acknowledged). Release an ended slice all the same.
      *
      * <p>Waits for a concurrent {@link #readNextEvent} to return (it owns the reader's membership while it runs).
      *
