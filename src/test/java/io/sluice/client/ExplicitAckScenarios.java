@@ -31,6 +31,7 @@ import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
+import io.sluice.stream.SegmentSlice;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
@@ -224,6 +225,81 @@ public final class ExplicitAckScenarios {
             assertThat(new HashSet<>(got)).as("exactly what lies at or after the acknowledged positions")
                     .isEqualTo(all);
             assertThat(g.onlineReaders()).isEmpty();
+        }
+    }
+
+    /**
+     * As {@link #aCrashedReadersUnacknowledgedEventsAreReadAgain}, with the crashed reader's two segments out in
+     * slices read (and acknowledged, but for a few events) on threads of their own when it crashes.
+     */
+    public void aCrashedReadersUnacknowledgedSliceEventsAreReadAgain(ExecutorService threads) throws Exception {
+        ScopedStream s = stream("crash-slices", 2, 200, true);
+        ReaderConfig quick = EXPLICIT.withOfflineTimeout(Duration.ofMillis(1500));
+        try (ReaderGroup g = group("crash-slices", s)) {
+            EventStreamReaderImpl<String> crasher = (EventStreamReaderImpl<String>) client.newReader(scope,
+                    "crash-slices", "crasher", Serializers.utf8(), quick);
+            List<Future<Map<Segment, Long>>> work = new ArrayList<>();
+            Set<String> unacked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            Set<String> beforeHole = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            for (int n = 0; n < 2; n++) {
+                SegmentSlice<String> slice = crasher.acquireSegment(Duration.ofSeconds(10));
+                assertThat(slice).isNotNull();
+                work.add(threads.submit(() -> {
+                    // 40 events; all acknowledged but the 11th and 31st: the group must hear the 11th's offset
+                    List<EventRead<String>> got = new ArrayList<>();
+                    long hole = -1;
+                    for (int i = 0; i < 40; i++) {
+                        assertThat(slice.hasNext()).isTrue();
+                        EventRead<String> e = slice.next();
+                        got.add(e);
+                        if (i == 10 || i == 30) {
+                            unacked.add(e.event());
+                            hole = hole < 0 ? e.pointer().offset() : hole;
+                        } else {
+                            crasher.ack(e);
+                        }
+                    }
+                    for (EventRead<String> e : got) {
+                        if (e.pointer().offset() < hole) {
+                            beforeHole.add(e.event());
+                        }
+                    }
+                    return Map.of(slice.segment(), hole);
+                }));
+            }
+            Map<Segment, Long> expected = new TreeMap<>();
+            for (Future<Map<Segment, Long>> f : work) {
+                expected.putAll(f.get(30, TimeUnit.SECONDS));
+            }
+            awaitCondition("the acknowledged positions reported", () -> {
+                StreamCut cut = g.streamCuts().get(s);
+                return cut != null && cut.positions().entrySet().containsAll(expected.entrySet());
+            });
+            crasher.abandon();
+            List<String> got = new ArrayList<>();
+            try (EventStreamReader<String> b = client.newReader(scope, "crash-slices", "b", Serializers.utf8(),
+                    quick)) {
+                Deadline deadline = Deadline.after(Duration.ofSeconds(60));
+                while (true) {
+                    assertThat(deadline.expired()).as("b read the rest in time").isFalse();
+                    EventRead<String> e = b.readNextEvent(POLL);
+                    if (e.readCompleted()) {
+                        break;
+                    }
+                    if (e.event() != null) {
+                        got.add(e.event());
+                        b.ack(e);
+                    }
+                }
+            }
+            Set<String> all = new HashSet<>();
+            for (int i = 0; i < 200; i++) {
+                all.add("e" + i);
+            }
+            all.removeAll(beforeHole);
+            assertThat(got).doesNotHaveDuplicates().containsAll(unacked);
+            assertThat(new HashSet<>(got)).as("exactly what lies at or after the acknowledged positions")
+                    .isEqualTo(all);
         }
     }
 

@@ -52,4 +52,9 @@ class ExplicitAckTest {
     void rebalancingWaitsForTheAcknowledgements() throws Exception {
         scenarios.rebalancingWaitsForTheAcknowledgements(threads);
     }
+
+    @Test
+    void aCrashedReadersUnacknowledgedSliceEventsAreReadAgain() throws Exception {
+        scenarios.aCrashedReadersUnacknowledgedSliceEventsAreReadAgain(threads);
+    }
 }

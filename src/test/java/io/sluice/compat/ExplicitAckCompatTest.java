@@ -40,4 +40,9 @@ class ExplicitAckCompatTest {
     void rebalancingWaitsForTheAcknowledgements() throws Exception {
         scenarios().rebalancingWaitsForTheAcknowledgements(real.threads);
     }
+
+    @Test
+    void aCrashedReadersUnacknowledgedSliceEventsAreReadAgain() throws Exception {
+        scenarios().aCrashedReadersUnacknowledgedSliceEventsAreReadAgain(real.threads);
+    }
 }
