@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.sluice.client.OwnedSegments.OwnedSegment;
 import io.sluice.common.Deadline;
 import io.sluice.controller.ControllerClient;
+import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
@@ -32,6 +33,7 @@ import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentSlice;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.TimeWindow;
 import org.slf4j.Logger;
@@ -54,6 +56,13 @@ import org.slf4j.LoggerFactory;
  * what was handed out: the owned segments, their positions, and every change of ownership (acquire, release,
  * segment completed, checkpoint passed) — so a segment is always given back exactly where the application stands.
  * The <em>membership thread</em> only watches the group and tells the consumer when it has something to do.
+ *
+ * <p><b>The consumer permit.</b> What is consumer-confined is touched only by the holder of {@link #consumer}:
+ * {@link #readNextEvent} for its call; {@link #acquireSegment}, {@link #releaseSegment} and slices
+ * ({@link SegmentSliceImpl}, between two events: {@link #handleGroupFromSlice}) briefly, to handle the group. A slice's
+ * thread takes its segment's events without the permit; {@link #readNextEvent} leaves segments out in slices alone.
+ * In {@code AckMode.EXPLICIT} each owned segment counts its unacknowledged events ({@link Acks}); {@link #ack} may
+ * come from any thread.
  *
  * <p><b>Taking turns.</b> The consumer takes one event from the segment at the head of the ready queue and puts it
  * back at the tail if it has more, so busy segments take turns and idle ones cost nothing; it stays with a segment
@@ -105,14 +114,21 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     // ---- shared
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
+    /**
+     * The consumer permit: its holder may touch what is consumer-confined (the owned segments, the membership).
+     * {@link #readNextEvent} holds it for its call; slices, {@link #acquireSegment} and {@link #releaseSegment} for
+     * their handling of the group.
+     */
     private final Semaphore consumer = new Semaphore(1);
     /** Watermark followers by stream, created by the first currentTimeWindow of each. */
     private final ConcurrentHashMap<ScopedStream, WatermarkFollower> watermarks = new ConcurrentHashMap<>();
     /** Key ranges of segments, for watermarks that do not name the segment read. */
     private final ConcurrentHashMap<Segment, KeyRange> ranges = new ConcurrentHashMap<>();
-    /** Set by the first currentTimeWindow: from then on the consumer publishes its position in lastPosition. */
-    private volatile boolean timeWindowsUsed;
-    private volatile Position lastPosition;
+    /** A thread is in {@link #readNextEvent}. */
+    private final AtomicBoolean reading = new AtomicBoolean();
+    /** The position of the last read {@link #readNextEvent} returned, for a call that could not take the permit
+     * and for {@link #currentTimeWindow}. */
+    private volatile Position lastPosition = Position.of(java.util.Map.of());
 
     EventStreamReaderImpl(String scope, String group, String readerId, Serializer<T> serializer, ReaderConfig config,
                           ControllerClient controller, SegmentStores stores, Runnable onClose) {
@@ -132,7 +148,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 REQUEST_TIMEOUT));
         this.fetcher = new EventFetcher<>(calls, tokens, serializer);
         this.segments = new OwnedSegments(stores, tokens, new SegmentReader.Config(config.bufferBytes(),
-                RetryPolicies.toRetry(config.retry())));
+                RetryPolicies.toRetry(config.retry())), config.ackMode() == ReaderConfig.AckMode.EXPLICIT);
         this.state = GroupStateClient.open(scope, group, controller, stores);
         GroupMember joined = null;
         long heartbeatMillis;
@@ -184,15 +200,40 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             throw new IllegalStateException(replaced != null ? replaced
                     : "reader " + readerId + " of group " + scope + "/" + group + " is closed");
         }
-        if (!consumer.tryAcquire()) {
-            throw new IllegalStateException(closed ? "reader " + readerId + " is closed"
-                    : "another thread is in readNextEvent of reader " + readerId
-                            + ": a reader serves one thread at a time");
+        if (!reading.compareAndSet(false, true)) {
+            throw new IllegalStateException("another thread is in readNextEvent of reader " + readerId
+                    + ": a reader serves one thread at a time");
         }
         try {
-            return next(Deadline.after(timeout));
+            Deadline deadline = Deadline.after(timeout);
+            // the permit is held briefly by slices and acquireSegment/releaseSegment when they handle the group
+            if (!acquireConsumer(deadline)) {
+                if (closed) {
+                    throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group
+                            + " is closed");
+                }
+                return new EventRead<>(null, lastPosition, null, null, false);
+            }
+            try {
+                EventRead<T> read = next(deadline);
+                lastPosition = read.position();
+                return read;
+            } finally {
+                consumer.release();
+            }
         } finally {
-            consumer.release();
+            reading.set(false);
+        }
+    }
+
+    /** Takes the consumer permit, waiting until the deadline. */
+    private boolean acquireConsumer(Deadline deadline) {
+        try {
+            return consumer.tryAcquire(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while reader " + readerId + " waited for its "
+                    + "membership", e);
         }
     }
 
@@ -200,7 +241,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         member.resumeAfterCheckpoint();
         while (!closed) {
             if (member.takeAttention()) {
-                String checkpoint = member.handleGroup();
+                String checkpoint = member.handleGroup(true);
                 if (checkpoint != null) {
                     return new EventRead<>(null, segments.position(), null, checkpoint, false);
                 }
@@ -239,8 +280,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 Thread.yield();
                 lastWaitNanos = System.nanoTime();
             }
-            if (o.dropped) {
-                continue;
+            if (o.dropped || o.slice != null) {
+                continue;   // no longer ours, or out in a slice
             }
             SegmentReader.ReadEvent e;
             try {
@@ -267,23 +308,26 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 try {
                     event = serializer.deserialize(e.payload());
                 } catch (RuntimeException bad) {
+                    if (o.acks != null) {
+                        o.acks.skipped(e.nextOffset());
+                    }
                     throw new EventDeserializationException(pointer, bad);
                 }
-                return new EventRead<>(event, published(segments.position()), pointer, null, false);
+                EventRead<T> read = new EventRead<>(event, segments.position(), pointer, null, false);
+                if (o.acks != null) {
+                    o.acks.handedOut(e.offset(), e.nextOffset(), read);
+                }
+                return read;
             }
             if (o.reader.isFinished()) {
-                member.completeSegment(o);
+                OwnedSegment finished = o;
+                // EXPLICIT: a segment counts as read only once all of it is acknowledged; the last ack brings it back
+                if (o.acks == null || o.acks.whenAllAcknowledged(() -> segments.signal(finished))) {
+                    member.completeSegment(o);
+                }
             }
         }
-        return new EventRead<>(null, published(segments.position()), null, null, member.endOfData());
-    }
-
-    /** @return {@code p}, which {@link #currentTimeWindow} uses from now on if time windows are in use */
-    private Position published(Position p) {
-        if (timeWindowsUsed) {
-            lastPosition = p;
-        }
-        return p;
+        return new EventRead<>(null, segments.position(), null, null, member.endOfData());
     }
 
     /**
@@ -330,7 +374,6 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             throw new IllegalArgumentException("reader " + readerId + " is not reading stream " + stream + ": group "
                     + scope + "/" + this.group + " reads " + group.settings().start().keySet());
         }
-        timeWindowsUsed = true;
         WatermarkFollower follower = watermarks.computeIfAbsent(stream, s -> new WatermarkFollower(s, stores,
                 tokens.forStream(WatermarkFollower.markSegment(s).scopedStream()), this::rangeOf));
         return follower.advanceTo(groupPosition(group, stream));
@@ -372,6 +415,159 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private void closeWatermarks() {
         watermarks.values().forEach(WatermarkFollower::close);
         watermarks.clear();
+    }
+
+    // ------------------------------------------------------------------ slices
+
+    @Override
+    public SegmentSlice<T> acquireSegment(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+        }
+        Deadline deadline = Deadline.after(timeout);
+        while (true) {
+            checkOpen();
+            long seen = segments.wakes();
+            if (!acquireConsumer(deadline)) {
+                checkOpen();
+                return null;
+            }
+            try {
+                checkOpen();
+                if (member.takeAttention()) {
+                    member.handleGroup(false);
+                }
+                OwnedSegment free = segments.freeSegment();
+                if (free != null) {
+                    SegmentSliceImpl<T> slice = new SegmentSliceImpl<>(this, free, serializer);
+                    free.slice = slice;
+                    LOG.debug("reader {}: segment {} out in a slice at {}", readerId, free.segment, slice.offset());
+                    return slice;
+                }
+            } finally {
+                consumer.release();
+            }
+            long nanos = deadline.remainingNanos();
+            if (nanos <= 0) {
+                return null;
+            }
+            try {
+                segments.awaitWake(seen, nanos);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StreamingInterruptedException("interrupted while reader " + readerId + " waited for a "
+                        + "segment", e);
+            }
+        }
+    }
+
+    @Override
+    public void releaseSegment(SegmentSlice<T> slice) {
+        release(slice, null);
+    }
+
+    @Override
+    public void releaseSegment(SegmentSlice<T> slice, long offset) {
+        release(slice, offset);
+    }
+
+    private void release(SegmentSlice<T> slice, Long offset) {
+        Objects.requireNonNull(slice, "slice");
+        if (!(slice instanceof SegmentSliceImpl<T> mine) || mine.reader != this) {
+            throw new IllegalArgumentException(slice + " is not a slice of reader " + readerId + " of group " + scope
+                    + "/" + group);
+        }
+        if (offset != null) {
+            long handed = mine.owned.reader.position();
+            if (offset < 0 || offset > handed) {
+                throw new IllegalArgumentException("reader " + readerId + " cannot release segment "
+                        + mine.segment() + " at offset " + offset + ": its slice handed out events up to offset "
+                        + handed + " only, and releasing beyond would skip events nobody read");
+            }
+        }
+        if (!mine.markReleased()) {
+            throw new IllegalArgumentException("slice of segment " + mine.segment() + " of reader " + readerId
+                    + " was released already");
+        }
+        if (closed) {
+            return;   // the close gave the segment back
+        }
+        if (!acquireConsumer(Deadline.after(CLOSE_WAIT))) {
+            if (closed) {
+                return;
+            }
+            throw new DeadlineExceededException("reader " + readerId + " could not release segment "
+                    + mine.segment() + ": readNextEvent did not return within " + CLOSE_WAIT.toSeconds() + " s");
+        }
+        try {
+            if (!closed) {
+                member.giveBackSlice(mine.owned, offset);
+            }
+        } finally {
+            consumer.release();
+        }
+        segments.wake();
+    }
+
+    /**
+     * On a slice's thread, between two events: does what the group asks of the reader if it asks something and no
+     * other thread of the reader is at it (then that one does).
+     */
+    void handleGroupFromSlice() {
+        if (closed || !member.attentionPending() || !consumer.tryAcquire()) {
+            return;
+        }
+        try {
+            if (!closed && member.takeAttention()) {
+                member.handleGroup(false);
+            }
+        } finally {
+            consumer.release();
+        }
+    }
+
+    /** Any thread. @return true once the reader is closed (or closing) */
+    boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            String replaced = member.replacedBy();
+            throw new IllegalStateException(replaced != null ? replaced
+                    : "reader " + readerId + " of group " + scope + "/" + group + " is closed");
+        }
+    }
+
+    // ------------------------------------------------------------------ ack
+
+    @Override
+    public void ack(EventRead<T> read) {
+        Objects.requireNonNull(read, "read");
+        if (config.ackMode() != ReaderConfig.AckMode.EXPLICIT) {
+            throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group + " was created "
+                    + "with AckMode." + config.ackMode() + ": only readers with AckMode.EXPLICIT take "
+                    + "acknowledgements");
+        }
+        EventPointer pointer = read.pointer();
+        if (pointer == null) {
+            throw new IllegalArgumentException("reader " + readerId + ": this read carries no event ("
+                    + (read.isCheckpoint() ? "checkpoint " + read.checkpointName() : read.readCompleted()
+                            ? "read completed" : "timeout") + "), there is nothing to acknowledge");
+        }
+        if (closed) {
+            throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group + " is closed: "
+                    + "what it had not acknowledged when it closed is read again by the group");
+        }
+        OwnedSegment o = segments.view().get(pointer.segment());
+        if (o == null || o.acks == null) {
+            throw new IllegalArgumentException("reader " + readerId + " of group " + scope + "/" + group + " does not "
+                    + "own segment " + pointer.segment() + " of the event at offset " + pointer.offset() + ": it is an "
+                    + "event of another reader, or of a segment this reader has lost (the group reads its "
+                    + "unacknowledged events again)");
+        }
+        o.acks.ack(pointer.offset(), read, readerId);
     }
 
     // ------------------------------------------------------------------ fetchEvent

@@ -1,5 +1,7 @@
 package io.sluice.client;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.sluice.client.OwnedSegments.OwnedSegment;
 import io.sluice.controller.ControllerClient;
+import io.sluice.common.Deadline;
 import io.sluice.controller.SegmentSuccessors;
+import io.sluice.errors.DeadlineExceededException;
 import io.sluice.readergroup.GroupUpdate;
 import io.sluice.readergroup.Membership;
 import io.sluice.readergroup.Membership.Rebalance;
@@ -39,8 +43,11 @@ import org.slf4j.LoggerFactory;
  * resetting it); the membership thread watches for that and calls {@link #signalAttention}, and the consumer calls
  * {@link #handleGroup} at its next turn.
  *
- * <p><b>Threads.</b> Confined to the consumer, except {@link #incarnation()}, {@link #needsAttention},
- * {@link #signalAttention} and {@link #replacedBy()}, which any thread may call.
+ * <p><b>Threads.</b> Confined to the consumer — the holder of the reader's consumer permit: the thread in
+ * {@code readNextEvent}, {@code acquireSegment} or {@code releaseSegment}, or a slice's thread between two events —
+ * except {@link #incarnation()}, {@link #needsAttention}, {@link #attentionPending}, {@link #signalAttention} and
+ * {@link #replacedBy()}, which any thread may call. Segments out in slices are given back for rebalancing only after
+ * the others: their slices end first ({@link SegmentSliceImpl#revoke}).
  */
 final class GroupMember {
     private static final Logger LOG = LoggerFactory.getLogger(GroupMember.class);
@@ -49,6 +56,8 @@ final class GroupMember {
     private final String group;
     private final String readerId;
     private final boolean ackOnCheckpoint;
+    private final boolean explicitAck;
+    private final Duration ackTimeout;
     private final long offlineTimeoutMillis;
     private final ControllerClient controller;
     private final ReadTokens tokens;
@@ -78,6 +87,8 @@ final class GroupMember {
         this.group = group;
         this.readerId = readerId;
         this.ackOnCheckpoint = config.ackMode() == ReaderConfig.AckMode.ON_CHECKPOINT;
+        this.explicitAck = config.ackMode() == ReaderConfig.AckMode.EXPLICIT;
+        this.ackTimeout = config.ackTimeout();
         this.offlineTimeoutMillis = config.offlineTimeout().toMillis();
         this.controller = controller;
         this.tokens = tokens;
@@ -115,17 +126,21 @@ final class GroupMember {
         return after;
     }
 
-    /** Leaves the group, giving every owned segment back where the reader stands. Blocks for the update. */
+    /**
+     * Leaves the group, giving every owned segment back where the reader stands (in {@code AckMode.EXPLICIT}: at its
+     * acknowledged position). Blocks for the update.
+     */
     void leave() {
         leave(null);
     }
 
     /**
      * Leaves the group, giving the owned segments back at {@code position}: a segment not in it where the reader
-     * started reading it (its recover point); {@code null} for where the reader stands. Blocks for the update.
+     * started reading it (its recover point); {@code null} for where the reader stands (its acknowledged positions in
+     * {@code AckMode.EXPLICIT}). Blocks for the update.
      */
     void leave(Position position) {
-        TreeMap<Segment, Long> offsets = segments.offsets();
+        TreeMap<Segment, Long> offsets = segments.reportedOffsets();
         if (position != null) {
             Map<Segment, Membership.Held> held = segments.held();
             offsets.replaceAll((segment, at) -> position.segments().getOrDefault(segment,
@@ -153,6 +168,11 @@ final class GroupMember {
     }
 
     // ------------------------------------------------------------------ attention
+
+    /** Any thread. @return true if the consumer should look at the group state now; leaves the request */
+    boolean attentionPending() {
+        return attention.get();
+    }
 
     /** @return true if the consumer should look at the group state now; clears the request */
     boolean takeAttention() {
@@ -182,7 +202,7 @@ final class GroupMember {
      */
     void resumeAfterCheckpoint() {
         if (passedCheckpoint != null) {
-            reportCheckpoint(passedCheckpoint);
+            reportCheckpoint(passedCheckpoint, false);
             passedCheckpoint = null;
             attention.set(true);
         }
@@ -192,10 +212,12 @@ final class GroupMember {
      * Acts on the group state as the local copy shows it: rejoins after being removed, follows a reset, matches the
      * owned segments to the state, passes checkpoints (silent ones at once), releases and acquires segments.
      *
+     * @param handOut whether a checkpoint may be handed out to the application ({@code readNextEvent} while no slice
+     *     is out); if not, every checkpoint is passed at once, where the reader stands
      * @return the name of a checkpoint to hand out to the application, or null
      * @throws IllegalStateException if another reader with this id replaced this one (the reader is closed)
      */
-    String handleGroup() {
+    String handleGroup(boolean handOut) {
         ReaderGroupState s = state.state();
         ReaderInfo me = s.readers().get(readerId);
         if (me == null || me.incarnation() != incarnation) {
@@ -223,15 +245,18 @@ final class GroupMember {
         for (List<CheckpointProgress> pending = s.pendingFor(readerId); !pending.isEmpty();
              pending = s.pendingFor(readerId)) {
             CheckpointProgress c = pending.get(0);
-            if (!c.silent()) {
+            if (!c.silent() && handOut && !segments.hasSlices()) {
                 passedCheckpoint = c.name();
                 return c.name();
             }
-            s = reportCheckpoint(c.name());
+            s = reportCheckpoint(c.name(), true);
             List<CheckpointProgress> after = s.pendingFor(readerId);
             if (!after.isEmpty() && after.get(0).name().equals(c.name())) {
                 break;
             }
+        }
+        if (s.generation() == generation) {
+            s = giveBackRevoked(s);
         }
         Rebalance share = Membership.rebalance(s, readerId);
         if (s.generation() == generation && share.release() > 0) {
@@ -272,18 +297,105 @@ final class GroupMember {
 
     /**
      * Gives {@code count} segments back at exactly where this reader stands (buffered events are dropped); which
-     * ones, {@link Membership#segmentsToRelease} decides.
+     * ones, {@link Membership#segmentsToRelease} decides among the segments outside slices. If those are too few, the
+     * slices of the last segments (in segment order) end ({@link SegmentSliceImpl#revoke}), and their segments go
+     * back as soon as they may ({@link #giveBackRevoked}).
      */
     private ReaderGroupState release(int count) {
-        SortedMap<Segment, Long> offsets = Membership.segmentsToRelease(segments.held(), count, ackOnCheckpoint);
+        boolean strict = ackOnCheckpoint || explicitAck;
+        Map<Segment, Membership.Held> held = segments.held();
+        Map<Segment, OwnedSegment> view = segments.view();
+        Map<Segment, Membership.Held> outside = new TreeMap<>(held);
+        outside.keySet().removeIf(segment -> view.get(segment).slice != null);
+        SortedMap<Segment, Long> offsets = Membership.segmentsToRelease(outside, count, strict);
+        int missing = count - offsets.size();
+        if (missing > 0) {
+            List<SegmentSliceImpl<?>> out = new ArrayList<>();
+            for (OwnedSegment o : view.values()) {
+                SegmentSliceImpl<?> slice = o.slice;
+                if (slice != null) {
+                    if (slice.isRevoked()) {
+                        missing--;
+                    } else {
+                        out.add(slice);
+                    }
+                }
+            }
+            out.sort((x, y) -> y.owned.segment.compareTo(x.owned.segment));
+            for (SegmentSliceImpl<?> slice : out) {
+                if (missing <= 0) {
+                    break;
+                }
+                if (slice.revoke()) {
+                    LOG.debug("reader {}: slice of {} ends, the group wants the segment", readerId,
+                            slice.owned.segment);
+                    missing--;
+                    OwnedSegment o = slice.owned;
+                    if (o.acks != null) {
+                        o.acks.whenAllAcknowledged(this::signalAttention);
+                    }
+                }
+            }
+        }
         if (offsets.isEmpty()) {
-            return state.state();
+            return giveBackRevoked(state.state());
         }
         long inc = incarnation;
         long gen = generation;
         ReaderGroupState after = state.update(s -> Membership.release(s, readerId, inc, gen, offsets));
         reconcile(after);
         return after;
+    }
+
+    /**
+     * Gives back the segments of revoked slices ({@link #release}) that may go now: at once where the slice stands,
+     * or (ack on checkpoint, explicit ack) once nothing handed out of them is unprocessed.
+     */
+    private ReaderGroupState giveBackRevoked(ReaderGroupState s) {
+        TreeMap<Segment, Long> offsets = new TreeMap<>();
+        Map<Segment, Membership.Held> held = null;
+        for (OwnedSegment o : segments.view().values()) {
+            SegmentSliceImpl<?> slice = o.slice;
+            if (slice == null || !slice.isRevoked() || o.dropped) {
+                continue;
+            }
+            if (held == null) {
+                held = segments.held();
+            }
+            Membership.Held h = held.get(o.segment);
+            if (!(ackOnCheckpoint || explicitAck) || h.position() == h.recoverFrom()) {
+                offsets.put(o.segment, h.position());
+            }
+        }
+        return offsets.isEmpty() ? s : giveBack(offsets);
+    }
+
+    /** Gives these segments back to the group at these offsets, whatever the reader's share. */
+    private ReaderGroupState giveBack(SortedMap<Segment, Long> offsets) {
+        long inc = incarnation;
+        long gen = generation;
+        ReaderGroupState after = state.update(s -> Membership.giveBack(s, readerId, inc, gen, offsets));
+        reconcile(after);
+        return after;
+    }
+
+    /**
+     * The application released the slice of {@code o}: gives the segment back at {@code offset} (null: where the
+     * slice stands as the group is told), or, if the slice read it to its end and that is where it goes back, tells
+     * the group it is read. Nothing if the segment is no longer ours. Blocks for the update.
+     */
+    void giveBackSlice(OwnedSegment o, Long offset) {
+        if (o.dropped || segments.get(o.segment) != o) {
+            return;
+        }
+        long handed = o.reader.position();
+        long at = offset != null ? offset : OwnedSegments.reported(o);
+        if (o.reader.isFinished() && at == handed) {
+            completeSegment(o);
+        } else {
+            giveBack(new TreeMap<>(Map.of(o.segment, at)));
+            attention.set(true);
+        }
     }
 
     /**
@@ -320,13 +432,41 @@ final class GroupMember {
         return out;
     }
 
-    /** Passes checkpoint {@code name} where the reader stands; its segments recover from there from now on. */
-    private ReaderGroupState reportCheckpoint(String name) {
-        TreeMap<Segment, Long> offsets = segments.offsets();
+    /**
+     * Passes checkpoint {@code name} where the reader stands; its segments recover from there from now on. In
+     * {@code AckMode.EXPLICIT} it passes at the acknowledged positions; for a checkpoint handed out to the application
+     * ({@code silent} false) it first waits up to the ack timeout until everything handed out is acknowledged.
+     *
+     * @throws DeadlineExceededException if the acknowledgements did not come in time (the checkpoint is not passed)
+     */
+    private ReaderGroupState reportCheckpoint(String name, boolean silent) {
+        if (explicitAck && !silent) {
+            awaitAcknowledged(name);
+        }
+        TreeMap<Segment, Long> offsets = explicitAck ? segments.reportedOffsets() : segments.offsets();
         long inc = incarnation;
         long gen = generation;
         segments.checkpointPassed(offsets);
         return state.update(s -> Membership.passCheckpoint(s, readerId, inc, gen, name, offsets));
+    }
+
+    /** Waits until every event handed out is acknowledged, up to the ack timeout. */
+    private void awaitAcknowledged(String checkpoint) {
+        Deadline deadline = Deadline.after(ackTimeout);
+        List<String> missing = new ArrayList<>();
+        for (OwnedSegment o : segments.view().values()) {
+            long target = o.reader.position();
+            if (!o.acks.await(target, deadline)) {
+                missing.add(o.acks.unacknowledgedBefore(target));
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new DeadlineExceededException("reader " + readerId + " of group " + scope + "/" + group
+                    + " cannot pass checkpoint " + checkpoint + ": the events it handed out before it were not all "
+                    + "acknowledged within " + ackTimeout.toMillis() + " ms (ReaderConfig.ackTimeout): "
+                    + String.join("; ", missing) + " are unacknowledged. Acknowledge them (reader.ack) and call "
+                    + "readNextEvent again to pass it");
+        }
     }
 
     private static long newIncarnation() {

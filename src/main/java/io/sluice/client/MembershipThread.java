@@ -169,7 +169,7 @@ final class MembershipThread {
         Map<OwnedSegment, Long> now = new IdentityHashMap<>();
         TreeMap<Segment, Long> moved = new TreeMap<>();
         view.forEach((segment, o) -> {
-            long position = o.reader.position();
+            long position = OwnedSegments.reported(o);
             now.put(o, position);
             Long before = reported.get(o);
             if (before == null || before != position) {

@@ -8,6 +8,8 @@ import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.readergroup.Membership.Held;
 import io.sluice.readergroup.ReaderGroupState.Owned;
@@ -26,9 +28,11 @@ import io.sluice.stream.Segment;
  * tail if it has more, so busy segments take turns and idle ones cost nothing. A {@link #wake} entry on the queue
  * makes a waiting consumer look at the group state.
  *
- * <p><b>Threads.</b> Confined to the consumer (the thread in {@code readNextEvent}, or the reader's constructor, or
- * its close once the consumer left), except: {@link #view()}, which the membership thread reads; {@link #signal} and
- * {@link #wake}, which prefetch threads and the membership thread call.
+ * <p><b>Threads.</b> Confined to the consumer (the thread that holds the reader's consumer permit: the one in
+ * {@code readNextEvent}, {@code acquireSegment} or {@code releaseSegment}, a slice's thread handling the group, the
+ * reader's constructor, or its close once the consumer left), except: {@link #view()}, which the membership thread
+ * and acknowledgements read; {@link #signal}, {@link #wake} and {@link #awaitWake}, which prefetch threads, the
+ * membership thread and waiters call.
  */
 final class OwnedSegments {
 
@@ -42,6 +46,14 @@ final class OwnedSegments {
         long recoverFrom;
         /** No longer owned: its reader is closed, and a stale entry on the ready queue is ignored. */
         boolean dropped;
+        /** In {@code AckMode.EXPLICIT}: the events handed out and not acknowledged yet; else null. */
+        Acks acks;
+        /**
+         * The slice the segment is out in ({@code reader.acquireSegment}), or null: then the slice's thread alone
+         * takes events from {@link #reader}, and the consumer of {@code readNextEvent} leaves the segment alone. Set
+         * by the holder of the consumer permit; read by any thread.
+         */
+        volatile SegmentSliceImpl<?> slice;
 
         OwnedSegment(Segment segment) {
             this.segment = segment;
@@ -51,6 +63,7 @@ final class OwnedSegments {
     private final SegmentStores stores;
     private final ReadTokens tokens;
     private final SegmentReader.Config config;
+    private final boolean explicitAck;
 
     // ---- consumer-confined
     private final Map<Segment, OwnedSegment> owned = new HashMap<>();
@@ -62,11 +75,18 @@ final class OwnedSegments {
     private final LinkedBlockingQueue<OwnedSegment> ready = new LinkedBlockingQueue<>();
     /** Put on the ready queue to make the consumer look at the group state. */
     private final OwnedSegment wake = new OwnedSegment(null);
+    /** Wakes threads waiting in {@code acquireSegment} (see {@link #awaitWake}). */
+    private final ReentrantLock wakeLock = new ReentrantLock();
+    private final Condition woken = wakeLock.newCondition();
+    /** Guarded by wakeLock: how many times {@link #wake} was called. */
+    private long wakes;
 
-    OwnedSegments(SegmentStores stores, ReadTokens tokens, SegmentReader.Config config) {
+    /** @param explicitAck whether the application acknowledges events ({@code AckMode.EXPLICIT}) */
+    OwnedSegments(SegmentStores stores, ReadTokens tokens, SegmentReader.Config config, boolean explicitAck) {
         this.stores = stores;
         this.tokens = tokens;
         this.config = config;
+        this.explicitAck = explicitAck;
     }
 
     // ------------------------------------------------------------------ ready queue
@@ -91,16 +111,63 @@ final class OwnedSegments {
         return o == wake;
     }
 
-    /** Any thread: puts {@code o} on the ready queue unless it is there already. */
+    /**
+     * Any thread: puts {@code o} on the ready queue unless it is there already; wakes its slice instead if it is out
+     * in one.
+     */
     void signal(OwnedSegment o) {
+        SegmentSliceImpl<?> slice = o.slice;
+        if (slice != null) {
+            slice.wake();
+            return;
+        }
         if (o.queued.compareAndSet(false, true)) {
             ready.add(o);
         }
     }
 
-    /** Any thread: wakes a consumer waiting on the ready queue. */
+    /**
+     * Any thread: wakes a consumer waiting on the ready queue, the slices waiting for events, and the threads waiting
+     * in {@code acquireSegment}: the group has something for the reader to do.
+     */
     void wake() {
         signal(wake);
+        for (OwnedSegment o : view.values()) {
+            SegmentSliceImpl<?> slice = o.slice;
+            if (slice != null) {
+                slice.wake();
+            }
+        }
+        wakeLock.lock();
+        try {
+            wakes++;
+            woken.signalAll();
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+
+    /** Any thread. @return how many times {@link #wake} was called, for {@link #awaitWake} */
+    long wakes() {
+        wakeLock.lock();
+        try {
+            return wakes;
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+
+    /** Any thread: waits up to {@code nanos} until {@link #wake} is called after it returned {@code seen}. */
+    void awaitWake(long seen, long nanos) throws InterruptedException {
+        wakeLock.lock();
+        try {
+            long left = nanos;
+            while (wakes == seen && left > 0) {
+                left = woken.awaitNanos(left);
+            }
+        } finally {
+            wakeLock.unlock();
+        }
     }
 
     // ------------------------------------------------------------------ ownership
@@ -108,6 +175,32 @@ final class OwnedSegments {
     /** @return true if the reader owns no segment */
     boolean isEmpty() {
         return owned.isEmpty();
+    }
+
+    /** @return the owned segment {@code segment}, or null */
+    OwnedSegment get(Segment segment) {
+        return owned.get(segment);
+    }
+
+    /** @return true if a segment of the reader's is out in a slice */
+    boolean hasSlices() {
+        for (OwnedSegment o : owned.values()) {
+            if (o.slice != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the first owned segment, in segment order, that is in no slice; or null */
+    OwnedSegment freeSegment() {
+        OwnedSegment first = null;
+        for (OwnedSegment o : owned.values()) {
+            if (o.slice == null && (first == null || o.segment.compareTo(first.segment) < 0)) {
+                first = o;
+            }
+        }
+        return first;
     }
 
     /**
@@ -156,6 +249,9 @@ final class OwnedSegments {
         OwnedSegment o = new OwnedSegment(segment);
         ScopedStream stream = segment.scopedStream();
         o.recoverFrom = Math.min(offset, end);
+        if (explicitAck) {
+            o.acks = new Acks(segment, o.recoverFrom);
+        }
         o.reader = new SegmentReader(segment.qualifiedName(), o.recoverFrom, end, stores,
                 () -> tokens.forStream(stream), config, r -> signal(o));
         owned.put(segment, o);
@@ -168,6 +264,10 @@ final class OwnedSegments {
     private static void drop(OwnedSegment o) {
         o.dropped = true;
         o.reader.close();
+        SegmentSliceImpl<?> slice = o.slice;
+        if (slice != null) {
+            slice.wake();   // it ends: the segment is no longer ours
+        }
     }
 
     private void ownershipChanged() {
@@ -185,15 +285,34 @@ final class OwnedSegments {
         return offsets;
     }
 
+    /**
+     * @return where each owned segment stands as the group is told: its acknowledged position in
+     *     {@code AckMode.EXPLICIT}, else where the reader stands ({@link #offsets()})
+     */
+    TreeMap<Segment, Long> reportedOffsets() {
+        TreeMap<Segment, Long> offsets = new TreeMap<>();
+        owned.forEach((segment, o) -> offsets.put(segment, reported(o)));
+        return offsets;
+    }
+
+    /** Any thread. @return where {@code o} stands as the group is told (see {@link #reportedOffsets()}) */
+    static long reported(OwnedSegment o) {
+        return o.acks != null ? o.acks.position() : o.reader.position();
+    }
+
     /** The reader passed a checkpoint standing at these offsets: its segments now recover from there. */
     void checkpointPassed(Map<Segment, Long> offsets) {
         owned.values().forEach(o -> o.recoverFrom = offsets.get(o.segment));
     }
 
-    /** @return each owned segment with where the reader stands in it and where it would recover from */
+    /**
+     * @return each owned segment with where the reader stands in it and where it would recover from (in
+     *     {@code AckMode.EXPLICIT}: its acknowledged position)
+     */
     Map<Segment, Held> held() {
         Map<Segment, Held> out = new HashMap<>();
-        owned.forEach((segment, o) -> out.put(segment, new Held(o.reader.position(), o.recoverFrom)));
+        owned.forEach((segment, o) -> out.put(segment, new Held(o.reader.position(),
+                o.acks != null ? o.acks.position() : o.recoverFrom)));
         return out;
     }
 

@@ -309,6 +309,20 @@ public final class Membership {
     }
 
     /**
+     * @return the reader's giving back of these segments at these offsets whatever its share (the application gave
+     *     them back: a released segment slice), if it is in this generation and still owns them all
+     */
+    public static List<GroupUpdate> giveBack(ReaderGroupState s, String reader, long incarnation, long generation,
+                                             SortedMap<Segment, Long> offsets) {
+        ReaderInfo me = s.reader(reader, incarnation).orElse(null);
+        if (me == null || s.generation() != generation || offsets.isEmpty()
+                || !me.segments().keySet().containsAll(offsets.keySet())) {
+            return List.of();
+        }
+        return List.of(new GroupUpdate.Release(reader, incarnation, offsets));
+    }
+
+    /**
      * @param successors each segment that follows {@code segment} → all of its predecessors; empty when nothing does
      * @return the news that the reader read {@code segment} to {@code endOffset}, if it is in this generation and
      *     still owns the segment

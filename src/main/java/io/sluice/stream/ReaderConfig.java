@@ -20,9 +20,21 @@ import java.util.Objects;
  *       every event it handed out after that is read again (at least once). So that nothing it handed out is lost,
  *       such a reader gives a segment back to the group for rebalancing only if it handed out nothing from it since
  *       its last checkpoint (or since it acquired it): busy segments move at checkpoints, idle ones at any time.</li>
+ *   <li>{@link AckMode#EXPLICIT}: the application acknowledges each event it processed with
+ *       {@link EventStreamReader#ack}, in any order. A segment's <em>acknowledged position</em> is the end of the
+ *       longest acknowledged prefix of the events handed out from it; it is the only position the reader ever reports
+ *       to the group (heartbeats, close, checkpoints), so a reader that crashes leaves every unacknowledged event to
+ *       be read again by the group (at least once, nothing lost). The reader gives a segment back (rebalancing)
+ *       only when everything it handed out from it is acknowledged, and reports a segment read to its end (so that
+ *       its successors can be read) only then. A checkpoint handed out by {@code readNextEvent} is passed at the
+ *       next call once every event handed out before it is acknowledged: that call waits up to {@link #ackTimeout}
+ *       for the acknowledgements, then fails with a {@link io.sluice.errors.DeadlineExceededException} naming what
+ *       is unacknowledged (the checkpoint stays pending; call again). The group's automatic checkpoints are passed
+ *       at once, at the acknowledged positions.</li>
  * </ul>
- * A reader that closes gives its segments back at its exact position in both modes (everything it handed out
- * counts as processed); {@code ReaderGroup.readerOffline(id, position)} gives them back at the position you pass.
+ * A reader that closes gives its segments back at its exact position in the first two modes (everything it handed
+ * out counts as processed), at its acknowledged positions in {@link AckMode#EXPLICIT};
+ * {@code ReaderGroup.readerOffline(id, position)} gives them back at the position you pass.
  *
  * @param ackMode when an event counts as processed
  * @param offlineTimeout how long the reader may go without a heartbeat before other readers of the group remove it
@@ -35,30 +47,42 @@ import java.util.Objects;
  *     at most {@link RetryPolicy#maxReconnectBackoff()} (250 ms by default) passes between reconnect attempts, and
  *     reads
  *     fail only once the policy's whole backoff has passed without a connection
+ * @param ackTimeout in {@link AckMode#EXPLICIT}: how long the reader waits at a checkpoint for the acknowledgement of
+ *     the events it handed out before it (unused in the other modes)
  */
-public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferBytes, RetryPolicy retry) {
+public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferBytes, RetryPolicy retry,
+                           Duration ackTimeout) {
 
     /** When an event counts as processed; see {@link ReaderConfig}. */
     public enum AckMode {
         /** When {@code readNextEvent} hands it out. */
         ON_READ,
         /** When the reader passes the next checkpoint (at-least-once after a crash). */
-        ON_CHECKPOINT
+        ON_CHECKPOINT,
+        /** When the application acknowledges it with {@link EventStreamReader#ack} (at-least-once after a crash). */
+        EXPLICIT
     }
 
-    /** {@link AckMode#ON_READ}, 30 s offline timeout, 256 KiB prefetch per segment, Pravega's retry policy. */
+    /**
+     * {@link AckMode#ON_READ}, 30 s offline timeout, 256 KiB prefetch per segment, Pravega's retry policy, 30 s ack
+     * timeout.
+     */
     public static final ReaderConfig DEFAULT = new ReaderConfig(AckMode.ON_READ, Duration.ofSeconds(30), 256 * 1024,
-            RetryPolicy.PRAVEGA);
+            RetryPolicy.PRAVEGA, Duration.ofSeconds(30));
 
     /**
-     * @throws IllegalArgumentException if the timeout is not positive or the buffer is smaller than 1 KiB
+     * @throws IllegalArgumentException if a timeout is not positive or the buffer is smaller than 1 KiB
      */
     public ReaderConfig {
         Objects.requireNonNull(ackMode, "ackMode");
         Objects.requireNonNull(offlineTimeout, "offlineTimeout");
         Objects.requireNonNull(retry, "retry");
+        Objects.requireNonNull(ackTimeout, "ackTimeout");
         if (offlineTimeout.isNegative() || offlineTimeout.isZero()) {
             throw new IllegalArgumentException("offlineTimeout must be positive: " + offlineTimeout);
+        }
+        if (ackTimeout.isNegative() || ackTimeout.isZero()) {
+            throw new IllegalArgumentException("ackTimeout must be positive: " + ackTimeout);
         }
         if (bufferBytes < 1024) {
             throw new IllegalArgumentException("bufferBytes must be at least 1024: " + bufferBytes);
@@ -67,21 +91,26 @@ public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferB
 
     /** @return a copy with another ack mode */
     public ReaderConfig withAckMode(AckMode mode) {
-        return new ReaderConfig(mode, offlineTimeout, bufferBytes, retry);
+        return new ReaderConfig(mode, offlineTimeout, bufferBytes, retry, ackTimeout);
     }
 
     /** @return a copy with another offline timeout */
     public ReaderConfig withOfflineTimeout(Duration timeout) {
-        return new ReaderConfig(ackMode, timeout, bufferBytes, retry);
+        return new ReaderConfig(ackMode, timeout, bufferBytes, retry, ackTimeout);
     }
 
     /** @return a copy with another prefetch window per segment */
     public ReaderConfig withBufferBytes(int bytes) {
-        return new ReaderConfig(ackMode, offlineTimeout, bytes, retry);
+        return new ReaderConfig(ackMode, offlineTimeout, bytes, retry, ackTimeout);
     }
 
     /** @return a copy with another retry policy */
     public ReaderConfig withRetry(RetryPolicy r) {
-        return new ReaderConfig(ackMode, offlineTimeout, bufferBytes, r);
+        return new ReaderConfig(ackMode, offlineTimeout, bufferBytes, r, ackTimeout);
+    }
+
+    /** @return a copy with another ack timeout ({@link AckMode#EXPLICIT}) */
+    public ReaderConfig withAckTimeout(Duration timeout) {
+        return new ReaderConfig(ackMode, offlineTimeout, bufferBytes, retry, timeout);
     }
 }
