@@ -202,7 +202,11 @@ final class GroupMember {
      */
     void resumeAfterCheckpoint() {
         if (passedCheckpoint != null) {
-            reportCheckpoint(passedCheckpoint, false);
+            String name = passedCheckpoint;
+            // passed already (by a slice or acquireSegment meanwhile)? then there is nothing to wait for
+            if (state.state().pendingFor(readerId).stream().anyMatch(c -> c.name().equals(name))) {
+                reportCheckpoint(name, false);
+            }
             passedCheckpoint = null;
             attention.set(true);
         }

@@ -16,6 +16,7 @@ import io.sluice.readergroup.GroupUpdate.Acquire;
 import io.sluice.readergroup.GroupUpdate.AddReader;
 import io.sluice.readergroup.GroupUpdate.CreateCheckpoint;
 import io.sluice.readergroup.GroupUpdate.Heartbeat;
+import io.sluice.readergroup.GroupUpdate.Release;
 import io.sluice.readergroup.GroupUpdate.RemoveReader;
 import io.sluice.readergroup.GroupUpdate.Reset;
 import io.sluice.readergroup.Membership.Held;
@@ -218,6 +219,22 @@ class MembershipTest {
         assertThat(s.readers()).containsOnlyKeys("a");
         assertThat(s.unassigned()).isEqualTo(at(seg(1, 0), 70));
         assertThat(Membership.rebalance(s, "a").acquire()).containsExactly(seg(1, 0));
+    }
+
+    @Test
+    void aReaderGivesBackWhatTheApplicationReleasedWhateverItsShare() {
+        // a holds its fair share (both segments, alone): Membership.release refuses, giveBack does not
+        ReaderGroupState s = apply(group(2), add("a", 1));
+        s = apply(s, new Acquire("a", 1, set(seg(0, 0), seg(1, 0))));
+        assertThat(Membership.release(s, "a", 1, 0, at(seg(1, 0), 40))).as("within its share").isEmpty();
+        assertThat(Membership.giveBack(s, "a", 1, 0, at(seg(1, 0), 40)))
+                .containsExactly(new Release("a", 1, at(seg(1, 0), 40)));
+        assertThat(Membership.giveBack(s, "a", 2, 0, at(seg(1, 0), 40))).as("another instance").isEmpty();
+        assertThat(Membership.giveBack(s, "a", 1, 1, at(seg(1, 0), 40))).as("another generation").isEmpty();
+        assertThat(Membership.giveBack(s, "a", 1, 0, at())).as("nothing to give").isEmpty();
+        s = apply(s, Membership.giveBack(s, "a", 1, 0, at(seg(1, 0), 40)));
+        assertThat(s.unassigned()).isEqualTo(at(seg(1, 0), 40));
+        assertThat(Membership.giveBack(s, "a", 1, 0, at(seg(1, 0), 40))).as("no longer its own").isEmpty();
     }
 
     @Test
