@@ -44,6 +44,14 @@ public final class TransactionScenarios {
     private TransactionScenarios() {
     }
 
+    /**
+     * Stops the pinger of a transaction this client opened, as if its process had stopped, so that its lease runs
+     * out (a test hook for other packages).
+     */
+    public static void stopPinging(Transaction<?> txn) {
+        ((TransactionImpl<?>) txn).stopPinging();
+    }
+
     /** One event read, and the segment it was read from. */
     public record Read(String event, Segment segment) {
         /** @return the event's source, its text before the first ':' */

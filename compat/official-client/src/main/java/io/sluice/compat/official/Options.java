@@ -28,16 +28,20 @@ import java.util.Set;
  * @param parts           verify: which parts to run
  * @param keep            leave streams, tables and the scope in place (no cleanup)
  * @param keysFile        route: the routing keys, one a line as the hex of their UTF-16 code units; else null
- * @param action          txn-interop: {@code write} or {@code read}; else null
+ * @param action          txn-interop: {@code write}, {@code read}, {@code write-open} or {@code commit}; else null
  * @param transactions    bench: transactions to write instead of the plain workload (0: none)
  * @param txnEvents       bench: events per transaction
+ * @param writer          txn-interop read: whose committed events to expect ({@code sluice} by default)
+ * @param txnId           txn-interop commit: the transaction to commit; else null
+ * @param leaseSeconds    txn-interop write-open: the transaction's lease
+
  * @param role            watermarks and large-events: {@code write} or {@code read}; else null
  * @param largeEvents     bench: the writer enables large events (needed for --size over 8 MiB)
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
-               boolean keep, Path keysFile, String action, int transactions, int txnEvents, String role,
-               boolean largeEvents) {
+               boolean keep, Path keysFile, String action, int transactions, int txnEvents, String writer,
+               String txnId, int leaseSeconds, String role, boolean largeEvents) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
@@ -56,8 +60,12 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        a reader group of its own). --action write: the official client commits a
                        transaction of --events events "official-commit:k<i%8>:<i>" and aborts one of
                        "official-abort:...". --action read: it reads the stream and checks it holds exactly
-                       "sluice-commit:k<i%8>:<i>" for i < --events (each once, per key in order) and no
-                       "sluice-abort:..."
+                       "<W>-commit:k<i%8>:<i>" for i < --events (each once, per key in order) and no
+                       "<W>-abort:..." (W: --writer, default sluice). --action write-open: it begins a
+                       transaction (lease --lease-seconds), writes "official-commit:..." to it, flushes and
+                       exits without committing (its pinger dies with it). --action commit --txn ID: it looks
+                       the transaction up by id, commits it, and reports the status before and after and
+                       whether the commit failed
               watermarks  on the EXISTING --scope/--stream: --role write writes --events events in three rounds,
                        noting times 1000, 2000, 3000 after each; --role read reads --events events with a new
                        reader group and reports getCurrentTimeWindow before and after (see WatermarkPart)
@@ -83,7 +91,10 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                                       transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
                                       (4 digits a char, so any key survives; an empty line is the empty key)
-              --action write|read     txn-interop: what to do
+              --action A              txn-interop: write, read, write-open or commit
+              --writer W              txn-interop read: whose events to expect, default sluice
+              --txn ID                txn-interop commit: the transaction's id (a UUID)
+              --lease-seconds S       txn-interop write-open: the transaction's lease, default 60
               --transactions T        bench: instead of the plain workload, T transactions one after the other
                                       (begin, --txn-events writes, commit awaited), read back; reports
                                       events/s and commit latency p50/p99 under "transactions" (default 0)
@@ -139,6 +150,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
+        String writer = "sluice";
+        String txnId = null;
+        int leaseSeconds = 60;
         int transactions = 0;
         int txnEvents = 100;
 
@@ -198,11 +212,21 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 case "--warmup-events" -> warmup = intArg(name, value, 0, Integer.MAX_VALUE / 2);
                 case "--parts" -> parts = partsArg(value);
                 case "--action" -> {
-                    if (!value.equals("write") && !value.equals("read")) {
-                        throw new UsageException("--action must be write or read, but is '" + value + "'");
+                    if (!List.of("write", "read", "write-open", "commit").contains(value)) {
+                        throw new UsageException("--action must be write, read, write-open or commit, but is '"
+                                + value + "'");
                     }
                     action = value;
                 }
+                case "--writer" -> writer = streamName(name, value);
+                case "--txn" -> {
+                    try {
+                        txnId = java.util.UUID.fromString(value).toString();
+                    } catch (IllegalArgumentException e) {
+                        throw new UsageException("--txn needs a transaction id (a UUID), but got '" + value + "'");
+                    }
+                }
+                case "--lease-seconds" -> leaseSeconds = intArg(name, value, 10, 600);
                 case "--transactions" -> transactions = intArg(name, value, 0, 10_000_000);
                 case "--txn-events" -> txnEvents = intArg(name, value, 1, 10_000_000);
                 case "--role" -> role = roleArg(value);
@@ -213,8 +237,10 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("route needs --scope, --stream (an existing stream) and --keys-file");
         }
         if (mode.equals("txn-interop") && (action == null || !scopeGiven || !streamGiven)) {
-            throw new UsageException("txn-interop needs --action write|read, --scope and --stream (an existing "
-                    + "stream)");
+            throw new UsageException("txn-interop needs --action, --scope and --stream (an existing stream)");
+        }
+        if ("commit".equals(action) && txnId == null) {
+            throw new UsageException("txn-interop --action commit needs --txn ID");
         }
         if (mode.equals("watermarks") && (role == null || !scopeGiven || !streamGiven)) {
             throw new UsageException("watermarks needs --scope, --stream (an existing stream) and --role write|read");
@@ -230,8 +256,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
                 || large;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
-                warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, role,
-                largeEvents);
+                warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
+                txnId, leaseSeconds, role, largeEvents);
     }
 
     private static String roleArg(String value) throws UsageException {

@@ -29,8 +29,16 @@ import io.pravega.client.stream.impl.UTF8StringSerializer;
  *       {@code official-commit:...}, and writes and aborts another of {@code official-abort:...}, each waited for
  *       until COMMITTED or ABORTED; reports both ids;</li>
  *   <li>{@code --action read}: the official client reads the stream from its start with a new reader group and
- *       checks it finds exactly the events {@code sluice-commit:...} (each once, per key in order) and no
- *       {@code sluice-abort:...} nor anything else.</li>
+ *       checks it finds exactly the events {@code <W>-commit:...} (each once, per key in order) and no
+ *       {@code <W>-abort:...} nor anything else; W is {@code --writer}, {@code sluice} by default;</li>
+ *   <li>{@code --action write-open}: the official client begins a transaction with a lease of
+ *       {@code --lease-seconds}, writes {@code official-commit:...} to it, flushes, reports its id and exits without
+ *       committing or closing the writer: its pinger ends with the process, so another client may commit the
+ *       transaction within the lease, or watch the lease run out;</li>
+ *   <li>{@code --action commit --txn ID}: the official client looks the transaction up by id ({@code getTxn}),
+ *       reports its status ({@code status_before}), commits it, reports whether the commit failed
+ *       ({@code commit_failed}, {@code commit_error}) and the status it then reaches ({@code status_after}:
+ *       polled until COMMITTED or ABORTED). A failed commit is reported, not a failed check.</li>
  * </ul>
  */
 final class TxnInteropPart {
@@ -50,10 +58,11 @@ final class TxnInteropPart {
             part.put("stream", o.scope() + "/" + o.stream());
             part.put("action", o.action());
             part.put("events", o.events());
-            if (o.action().equals("write")) {
-                write(run, part);
-            } else {
-                read(run, part);
+            switch (o.action()) {
+                case "write" -> write(run, part);
+                case "write-open" -> writeOpen(run, part);
+                case "commit" -> commit(run, part);
+                default -> read(run, part);
             }
         } catch (Throwable t) {
             part.error(t);
@@ -93,6 +102,46 @@ final class TxnInteropPart {
         }
     }
 
+    private static void writeOpen(Run run, Part part) throws Exception {
+        Options o = run.options;
+        // closed by the process's exit only: closing the writer or the factory is not what a crashed process does
+        EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config);
+        TransactionalEventStreamWriter<String> writer = factory.createTransactionalEventWriter("txn-interop-open",
+                o.stream(), new UTF8StringSerializer(),
+                EventWriterConfig.builder().transactionTimeoutTime(o.leaseSeconds() * 1000L).build());
+        run.phase("txn-interop: writing a transaction left open to " + o.scope() + "/" + o.stream());
+        Transaction<String> txn = writer.beginTxn();
+        for (int i = 0; i < o.events(); i++) {
+            txn.writeEvent("k" + (i % KEYS), event("official", "commit", i));
+        }
+        txn.flush();
+        part.put("open_txn", txn.getTxnId().toString());
+        part.put("lease_ms", o.leaseSeconds() * 1000L);
+        part.checkEqual(Transaction.Status.OPEN, txn.checkStatus(), "status of the transaction left open");
+    }
+
+    private static void commit(Run run, Part part) throws Exception {
+        Options o = run.options;
+        UUID id = UUID.fromString(o.txnId());
+        part.put("txn", id.toString());
+        try (EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config);
+             TransactionalEventStreamWriter<String> writer = factory.createTransactionalEventWriter("txn-interop",
+                     o.stream(), new UTF8StringSerializer(),
+                     EventWriterConfig.builder().transactionTimeoutTime(TXN_TIMEOUT_MS).build())) {
+            run.phase("txn-interop: committing transaction " + id + " of " + o.scope() + "/" + o.stream());
+            Transaction<String> txn = writer.getTxn(id);
+            part.put("status_before", txn.checkStatus().name());
+            try {
+                txn.commit();
+                part.put("commit_failed", false);
+            } catch (io.pravega.client.stream.TxnFailedException | RuntimeException e) {
+                part.put("commit_failed", true);
+                part.put("commit_error", Part.describe(e));
+            }
+            part.put("status_after", awaitFinal(run, txn).name());
+        }
+    }
+
     private static Transaction.Status awaitFinal(Run run, Transaction<String> txn) throws InterruptedException {
         Transaction.Status status = txn.checkStatus();
         while (status != Transaction.Status.COMMITTED && status != Transaction.Status.ABORTED
@@ -108,7 +157,7 @@ final class TxnInteropPart {
         String group = "txn-interop-" + UUID.randomUUID().toString().substring(0, 8);
         Set<String> expected = new HashSet<>();
         for (int i = 0; i < o.events(); i++) {
-            expected.add(event("sluice", "commit", i));
+            expected.add(event(o.writer(), "commit", i));
         }
         int read = 0;
         int duplicates = 0;
@@ -139,7 +188,12 @@ final class TxnInteropPart {
                     }
                     quietSince = 0;
                     read++;
-                    if (e.startsWith("sluice-abort:")) {
+                    if (read % 50 == 0) {
+                        // visible in the watchdog's report if the run times out
+                        part.put("read_so_far", read);
+                        part.put("distinct_so_far", seen.size());
+                    }
+                    if (e.startsWith(o.writer() + "-abort:")) {
                         aborted++;
                     } else if (!expected.contains(e)) {
                         foreign++;
