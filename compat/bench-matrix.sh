@@ -7,13 +7,14 @@
 # and, per server, the time from start to ready and the resident memory once idle.
 #
 #   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
-#                          [--transactions T --txn-events N]
+#                          [--transactions T --txn-events N] [--large-events]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
 # rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). L awaited writes (default 2000)
 # give each run's latency percentiles; with --transactions T both clients run T transactions of --txn-events events
-# instead (see `sluice bench --help`) and the table shows events/s and commit latency p50/p99. The launcher's
+# instead (see `sluice bench --help`) and the table shows events/s and commit latency p50/p99; --large-events lets
+# both clients write events over 8 MiB (e.g. --size 12MiB) and the table shows MB/s. The launcher's
 # startup caches are made before anything is timed. Needs the ports 19000-19002, 19010-19011 and 19020-19021 free.
 # Run it on a quiet machine: it measures throughput.
 set -euo pipefail
@@ -21,7 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
-events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100
+events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0
 servers=sluice-mem,sluice-fsync,pravega
 out=target/bench-matrix
 while [ $# -gt 0 ]; do
@@ -36,7 +37,8 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --servers) servers=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --large-events) large=1; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-matrix: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -115,6 +117,9 @@ txn_args=()
 if [ "$transactions" -gt 0 ]; then
   txn_args=(--transactions "$transactions" --txn-events "$txn_events")
 fi
+if [ "$large" = 1 ]; then
+  txn_args+=(--large-events)
+fi
 
 run_client() { # client server round
   local client=$1 server=$2 round=$3 f="$out/$2-$1-$3.json"
@@ -128,6 +133,8 @@ run_client() { # client server round
   esac
   if [ -s "$f" ] && json_ok "$f" && [ "$transactions" -gt 0 ]; then
     say "$server $client round $round: $(json_num "$f" transactions events_per_s) ev/s in transactions, commit p50 $(json_num "$f" transactions commit_p50_ms) ms, p99 $(json_num "$f" transactions commit_p99_ms) ms"
+  elif [ -s "$f" ] && json_ok "$f" && [ "$large" = 1 ]; then
+    say "$server $client round $round: write $(json_num "$f" write mb_per_s) MB/s, read $(json_num "$f" read mb_per_s) MB/s"
   elif [ -s "$f" ] && json_ok "$f"; then
     say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us"
   else
@@ -183,6 +190,22 @@ if [ "$transactions" -gt 0 ]; then
       echo "| $kind | $ready | $rss | $client | $(col "$kind" $client transactions events_per_s) |" \
         "$(col "$kind" $client read events_per_s) | $(colf "$kind" $client transactions commit_p50_ms) |" \
         "$(colf "$kind" $client transactions commit_p99_ms) | $(fails "$kind" $client) |"
+    done
+  done
+  exit 0
+fi
+
+if [ "$large" = 1 ]; then
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events large events x" \
+    "$size B, $segments segments, $readers readers; median of $rounds rounds"
+  echo
+  echo "| server | client | write MB/s | read MB/s | failed runs |"
+  echo "|---|---|---:|---:|---:|"
+  for kind in "${kinds[@]}"; do
+    for client in official sluice; do
+      echo "| $kind | $client | $(colf "$kind" $client write mb_per_s) | $(colf "$kind" $client read mb_per_s) |" \
+        "$(fails "$kind" $client) |"
     done
   done
   exit 0
