@@ -184,6 +184,32 @@ class WatermarkTest {
     }
 
     @Test
+    void watermarksAndWriterMarksSurviveARestartOfADurableServer(@TempDir Path dir) {
+        server = EmbeddedServer.builder().dataDir(dir).watermarkInterval(Duration.ZERO).build();
+        client = SluiceClient.connect(server.controllerUri());
+        client.controller().createScope(STREAM.scope());
+        client.controller().createStream(STREAM, StreamConfiguration.builder()
+                .timestampAggregationTimeout(Duration.ofMinutes(1)).build());
+        EventStreamWriter<String> w = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8());
+        write(w, "e", 4);
+        w.noteTime(700);
+        assertThat(server.controllerService().computeWatermarks()).isEqualTo(1);
+        client.close();
+        server.close();
+
+        server = EmbeddedServer.builder().dataDir(dir).watermarkInterval(Duration.ZERO).build();
+        client = SluiceClient.connect(server.controllerUri());
+        assertThat(server.controllerService().computeWatermarks()).as("the writer is behind the stored watermark")
+                .isZero();
+        try (ReaderGroup g = group("g9");
+             EventStreamReader<String> r = client.newReader(STREAM.scope(), "g9", "r1", Serializers.utf8())) {
+            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(null, 700L));
+            read(r, 4);
+            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(700L, null));
+        }
+    }
+
+    @Test
     void withoutWatermarksTheWindowIsUnknownButNeverNull() {
         start(Duration.ofMillis(200), 2);
         try (EventStreamWriter<String> w = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {

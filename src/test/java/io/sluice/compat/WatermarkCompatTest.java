@@ -89,7 +89,7 @@ class WatermarkCompatTest {
             try (RevisionedSegment log = new RevisionedSegment(mark.qualifiedName(), pool,
                     SegmentLocator.fixed(ClientInternals.controller(real.client).endpointFor(mark)), () -> null,
                     SegmentCalls.Config.DEFAULT)) {
-                Deadline deadline = Deadline.after(Duration.ofSeconds(60));
+                Deadline deadline = Deadline.after(Duration.ofSeconds(90));
                 List<RevisionedSegment.Revisioned> marks = log.readFrom(log.startRevision());
                 while (marks.isEmpty()) {
                     assertThat(deadline.expired()).as("the real controller wrote a watermark in time").isFalse();
@@ -106,11 +106,24 @@ class WatermarkCompatTest {
                         .isEqualTo(10 * 10 + 10 * 11);
                 assertThat(decoded.encode()).as("Sluice encodes the real controller's bytes exactly")
                         .isEqualTo(bytes);
+
+                // a second watermark: the controller moves its mark attribute to where that one starts
+                w.noteTime(20_000);
+                while (marks.size() < 2) {
+                    assertThat(deadline.expired()).as("the real controller wrote a second watermark in time")
+                            .isFalse();
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+                    marks = log.readFrom(log.startRevision());
+                }
+                assertThat(Watermark.decode(marks.get(1).update()).lowerTimeBound()).isEqualTo(20_000);
+                assertThat(log.mark()).as("RevisionStreamClientMark: the end of the first watermark")
+                        .isEqualTo(marks.getFirst().revision());
             }
 
             assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(null, 10_000L));
             read(r, 20);
-            assertThat(r.currentTimeWindow()).isEqualTo(new TimeWindow(10_000L, null));
+            assertThat(r.currentTimeWindow()).as("both watermarks are at the end of what was read")
+                    .isEqualTo(new TimeWindow(20_000L, null));
         }
     }
 }

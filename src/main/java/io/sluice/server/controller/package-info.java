@@ -58,8 +58,7 @@
  * Malformed requests that make Pravega fail with INTERNAL or UNKNOWN (which its client retries) are answered with
  * INVALID_ARGUMENT; creating a transaction on a sealed stream with FAILED_PRECONDITION. Scales run to completion
  * within the {@code scale} call ({@code checkScale} then reports SUCCESS). {@code getSegments} returns the head
- * whatever the timestamp, as Pravega 0.13 does. The watermark passes keep no {@code RevisionStreamClientMark}
- * attribute on the {@code _MARK} segment (after a restart they read the last watermark back from the segment).
- * Completed transactions are remembered per stream up to 1000.
+ * whatever the timestamp, as Pravega 0.13 does. The watermark passes remember a stream's last watermark instead
+ * of reading it back from its {@code _MARK} segment on every pass. Completed transactions are remembered per stream up to 1000.
  */
 package io.sluice.server.controller;
