@@ -368,7 +368,9 @@ public final class ExplicitAckScenarios {
      * acks; together they read every event exactly once.
      */
     public void rebalancingWaitsForTheAcknowledgements(ExecutorService threads) throws Exception {
-        ScopedStream s = stream("rebalance", 2, 200, true);
+        // enough events that a, reading one every 20 ms until the group moves a segment, cannot read a whole
+        // segment first (then b would get a segment at its end and read nothing)
+        ScopedStream s = stream("rebalance", 2, 4000, true);
         try (ReaderGroup g = group("rebalance", s);
              EventStreamReader<String> a = client.newReader(scope, "rebalance", "a", Serializers.utf8(), EXPLICIT)) {
             List<EventRead<String>> held = new ArrayList<>();
@@ -414,7 +416,7 @@ public final class ExplicitAckScenarios {
                 gotB.forEach(e -> times.merge(e, 1, Integer::sum));
                 assertThat(g.segmentAssignments().values()).allMatch(Set::isEmpty);
             }
-            assertThat(times).hasSize(200);
+            assertThat(times).hasSize(4000);
             assertThat(times.values()).allMatch(n -> n == 1);
         }
     }
