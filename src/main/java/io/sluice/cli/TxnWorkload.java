@@ -52,16 +52,7 @@ final class TxnWorkload {
         }
 
         Map<String, Object> json(Map<String, Object> context) {
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("ok", ok());
-            json.putAll(context);
-            json.put("scope", stream.scope());
-            json.put("stream", stream.scopedName());
-            json.put("events", settings.events());
-            json.put("size", settings.size());
-            json.put("segments", settings.segments());
-            json.put("readers", settings.readers());
-            json.put("keys", Workload.KEYS);
+            Map<String, Object> json = Workload.jsonHead(ok(), context, stream, settings);
             Map<String, Object> write = rate(settings.events(), writeNanos);
             write.put("failed", 0);
             json.put("write", write);

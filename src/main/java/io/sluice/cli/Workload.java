@@ -299,6 +299,27 @@ final class Workload {
     }
 
     /**
+     * The first keys of a run's JSON object, shared by the event and the transaction workloads (and named as the
+     * official-client driver's {@code bench} names them).
+     *
+     * @return a new ordered map: {@code ok}, then {@code context}, then the stream and the workload's shape
+     */
+    static Map<String, Object> jsonHead(boolean ok, Map<String, Object> context, ScopedStream stream,
+                                        Settings settings) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("ok", ok);
+        json.putAll(context);
+        json.put("scope", stream.scope());
+        json.put("stream", stream.scopedName());
+        json.put("events", settings.events());
+        json.put("size", settings.size());
+        json.put("segments", settings.segments());
+        json.put("readers", settings.readers());
+        json.put("keys", KEYS);
+        return json;
+    }
+
+    /**
      * What a run did, as {@code bench} and {@code demo} print it.
      *
      * @param stream the stream the run used
@@ -325,16 +346,7 @@ final class Workload {
          * @return the object
          */
         Map<String, Object> json(Map<String, Object> context) {
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("ok", ok());
-            json.putAll(context);
-            json.put("scope", stream.scope());
-            json.put("stream", stream.scopedName());
-            json.put("events", settings.events());
-            json.put("size", settings.size());
-            json.put("segments", settings.segments());
-            json.put("readers", settings.readers());
-            json.put("keys", KEYS);
+            Map<String, Object> json = jsonHead(ok(), context, stream, settings);
             if (settings.largeEvents()) {
                 json.put("large_events", true);
             }

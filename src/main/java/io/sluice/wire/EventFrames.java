@@ -365,16 +365,7 @@ public final class EventFrames {
 
         /** Drops {@code n} buffered bytes from the front. */
         private void skip(int n) {
-            int left = n;
-            while (left > 0) {
-                ByteBuffer c = chunks.peek();
-                int take = Math.min(left, c.remaining());
-                c.position(c.position() + take);
-                if (!c.hasRemaining()) {
-                    chunks.poll();
-                }
-                left -= take;
-            }
+            dropFront(n);
             buffered -= n;
             offset += n;
         }
