@@ -68,18 +68,7 @@ final class TxnWorkload {
             txns.put("txn_p99_ms", percentile(txnMicros, 0.99) / 1000.0);
             json.put("transactions", txns);
             json.put("read", rate(verdict.read(), readNanos));
-            Map<String, Object> verify = new LinkedHashMap<>();
-            verify.put("ok", verdict.ok());
-            verify.put("read", verdict.read());
-            verify.put("duplicates", verdict.duplicates());
-            verify.put("out_of_order", verdict.outOfOrder());
-            verify.put("missing", verdict.missing());
-            verify.put("failed_writes", 0);
-            verify.put("corrupt", verdict.corrupt());
-            if (!verdict.ok()) {
-                verify.put("error", verdict.reason());
-            }
-            json.put("verify", verify);
+            json.put("verify", verdict.json());
             Map<String, Object> clean = new LinkedHashMap<>();
             clean.put("ok", cleanupError == null);
             if (cleanupError != null) {

@@ -362,18 +362,7 @@ final class Workload {
             latency.put("mean_us", Arrays.stream(latencyMicros).average().orElse(0));
             latency.put("samples", latencyMicros.length);
             json.put("latency", latency);
-            Map<String, Object> verify = new LinkedHashMap<>();
-            verify.put("ok", verdict.ok());
-            verify.put("read", verdict.read());
-            verify.put("duplicates", verdict.duplicates());
-            verify.put("out_of_order", verdict.outOfOrder());
-            verify.put("missing", verdict.missing());
-            verify.put("failed_writes", 0);
-            verify.put("corrupt", verdict.corrupt());
-            if (!verdict.ok()) {
-                verify.put("error", verdict.reason());
-            }
-            json.put("verify", verify);
+            json.put("verify", verdict.json());
             Map<String, Object> clean = new LinkedHashMap<>();
             clean.put("ok", cleanup.ok());
             clean.put("ms", cleanup.nanos() / 1_000_000);
@@ -649,6 +638,22 @@ final class Workload {
         boolean ok() {
             return failure == null && duplicates == 0 && outOfOrder == 0 && corrupt == 0 && missing == 0
                     && read == expected;
+        }
+
+        /** @return the run's {@code verify} object, named as the official-client driver names it */
+        Map<String, Object> json() {
+            Map<String, Object> verify = new LinkedHashMap<>();
+            verify.put("ok", ok());
+            verify.put("read", read);
+            verify.put("duplicates", duplicates);
+            verify.put("out_of_order", outOfOrder);
+            verify.put("missing", missing);
+            verify.put("failed_writes", 0);
+            verify.put("corrupt", corrupt);
+            if (!ok()) {
+                verify.put("error", reason());
+            }
+            return verify;
         }
 
         /** @return what went wrong in one sentence, or {@code null} if nothing did */
