@@ -3,9 +3,6 @@ package io.sluice.client;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,17 +19,14 @@ import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentStores;
 import io.sluice.segment.SegmentMetadataClient;
 import io.sluice.segment.SegmentReader;
-import io.sluice.segment.WatermarkFollower;
 import io.sluice.stream.EventDeserializationException;
 import io.sluice.stream.EventPointer;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
-import io.sluice.stream.KeyRange;
 import io.sluice.stream.Position;
 import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
 import io.sluice.stream.SegmentSlice;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.TimeWindow;
@@ -92,6 +86,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private final ReaderConfig config;
     private final SegmentCalls calls;
     private final ReadTokens tokens;
+    private final TimeWindows timeWindows;
     private final GroupStateClient state;
     private final OwnedSegments segments;
     private final GroupMember member;
@@ -120,10 +115,6 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
      * their handling of the group.
      */
     private final Semaphore consumer = new Semaphore(1);
-    /** Watermark followers by stream, created by the first currentTimeWindow of each. */
-    private final ConcurrentHashMap<ScopedStream, WatermarkFollower> watermarks = new ConcurrentHashMap<>();
-    /** Key ranges of segments, for watermarks that do not name the segment read. */
-    private final ConcurrentHashMap<Segment, KeyRange> ranges = new ConcurrentHashMap<>();
     /** A thread is in {@link #readNextEvent}. */
     private final AtomicBoolean reading = new AtomicBoolean();
     /** The position of the last read {@link #readNextEvent} returned, for a call that could not take the permit
@@ -144,6 +135,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         this.controller = controller;
         this.stores = stores;
         this.tokens = new ReadTokens(controller);
+        this.timeWindows = new TimeWindows(stores, tokens, controller);
         this.calls = stores.calls().withConfig(new SegmentCalls.Config(RetryPolicies.toRetry(config.retry()),
                 REQUEST_TIMEOUT));
         this.fetcher = new EventFetcher<>(calls, tokens, serializer);
@@ -374,47 +366,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             throw new IllegalArgumentException("reader " + readerId + " is not reading stream " + stream + ": group "
                     + scope + "/" + this.group + " reads " + group.settings().start().keySet());
         }
-        WatermarkFollower follower = watermarks.computeIfAbsent(stream, s -> new WatermarkFollower(s, stores,
-                tokens.forStream(WatermarkFollower.markSegment(s).scopedStream()), this::rangeOf));
-        return follower.advanceTo(groupPosition(group, stream));
-    }
-
-    /**
-     * @return where the group stands in {@code stream}, as Pravega's reader group state's last read positions: the
-     *     unassigned segments and the readers' owned ones (this reader's as of its last read), without the segments
-     *     read to their end
-     */
-    private SortedMap<Segment, Long> groupPosition(ReaderGroupState group, ScopedStream stream) {
-        SortedMap<Segment, Long> all = new TreeMap<>();
-        group.unassigned().forEach((s, o) -> all.put(s, o));
-        group.readers().forEach((id, r) -> r.segments().forEach((s, o) -> all.put(s, o.offset())));
-        Position mine = lastPosition;
-        if (mine != null) {
-            all.putAll(mine.segments());
-        }
-        all.keySet().removeIf(s -> !s.scopedStream().equals(stream));
-        return all;
-    }
-
-    /** @return the segment's key range from the controller (cached), or null if it cannot tell */
-    private KeyRange rangeOf(Segment segment) {
-        KeyRange known = ranges.get(segment);
-        if (known != null) {
-            return known;
-        }
-        try {
-            for (SegmentRange r : controller.epochSegments(segment.scopedStream(), segment.epoch()).ranges()) {
-                ranges.put(r.segment(), new KeyRange(r.low(), Math.min(1.0, r.high())));
-            }
-        } catch (RuntimeException e) {
-            LOG.debug("no key range for {}: {}", segment, e.toString());
-        }
-        return ranges.get(segment);
-    }
-
-    private void closeWatermarks() {
-        watermarks.values().forEach(WatermarkFollower::close);
-        watermarks.clear();
+        return timeWindows.current(group, stream, lastPosition);
     }
 
     // ------------------------------------------------------------------ slices
@@ -613,7 +565,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                     + "offline timeout", readerId, scope, group, e.toString());
         } finally {
             segments.closeAll();
-            closeWatermarks();
+            timeWindows.close();
             state.close();
             if (onClose != null) {
                 onClose.run();
@@ -641,7 +593,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         awaitConsumer();
         membership.stop();
         segments.closeAll();
-        closeWatermarks();
+        timeWindows.close();
         state.close();
         if (onClose != null) {
             onClose.run();
