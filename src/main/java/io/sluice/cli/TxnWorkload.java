@@ -53,7 +53,7 @@ final class TxnWorkload {
 
         Map<String, Object> json(Map<String, Object> context) {
             Map<String, Object> json = Workload.jsonHead(ok(), context, stream, settings);
-            Map<String, Object> write = rate(settings.events(), writeNanos);
+            Map<String, Object> write = Workload.rate(settings, settings.events(), writeNanos);
             write.put("failed", 0);
             json.put("write", write);
             Map<String, Object> txns = new LinkedHashMap<>();
@@ -67,7 +67,7 @@ final class TxnWorkload {
             txns.put("txn_p50_ms", percentile(txnMicros, 0.50) / 1000.0);
             txns.put("txn_p99_ms", percentile(txnMicros, 0.99) / 1000.0);
             json.put("transactions", txns);
-            json.put("read", rate(verdict.read(), readNanos));
+            json.put("read", Workload.rate(settings, verdict.read(), readNanos));
             json.put("verify", verdict.json());
             Map<String, Object> clean = new LinkedHashMap<>();
             clean.put("ok", cleanupError == null);
@@ -102,15 +102,6 @@ final class TxnWorkload {
                 lines.add("cleanup   incomplete: " + cleanupError);
             }
             return lines;
-        }
-
-        private Map<String, Object> rate(long events, long nanos) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            double seconds = nanos / 1e9;
-            m.put("events_per_s", seconds == 0 ? 0 : Math.round(events / seconds));
-            m.put("mb_per_s", seconds == 0 ? 0.0 : events * (double) settings.size() / 1e6 / seconds);
-            m.put("seconds", seconds);
-            return m;
         }
 
         /** Nearest rank; 0 without samples. */

@@ -298,6 +298,16 @@ final class Workload {
         }
     }
 
+    /** @return a phase's {@code events_per_s}, {@code mb_per_s} and {@code seconds}, as the driver names them */
+    static Map<String, Object> rate(Settings settings, long events, long nanos) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        double seconds = nanos / 1e9;
+        m.put("events_per_s", seconds == 0 ? 0 : Math.round(events / seconds));
+        m.put("mb_per_s", seconds == 0 ? 0.0 : events * (double) settings.size() / 1e6 / seconds);
+        m.put("seconds", seconds);
+        return m;
+    }
+
     /**
      * The first keys of a run's JSON object, shared by the event and the transaction workloads (and named as the
      * official-client driver's {@code bench} names them).
@@ -350,10 +360,10 @@ final class Workload {
             if (settings.largeEvents()) {
                 json.put("large_events", true);
             }
-            Map<String, Object> write = rate(settings.events(), writeNanos);
+            Map<String, Object> write = rate(settings, settings.events(), writeNanos);
             write.put("failed", 0);
             json.put("write", write);
-            json.put("read", rate(verdict.read(), readNanos));
+            json.put("read", rate(settings, verdict.read(), readNanos));
             Map<String, Object> latency = new LinkedHashMap<>();
             latency.put("p50_us", percentile(0.50));
             latency.put("p99_us", percentile(0.99));
@@ -392,15 +402,6 @@ final class Workload {
                 lines.add("cleanup   incomplete: " + cleanup.error());
             }
             return lines;
-        }
-
-        private Map<String, Object> rate(long events, long nanos) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            double seconds = nanos / 1e9;
-            m.put("events_per_s", seconds == 0 ? 0 : Math.round(events / seconds));
-            m.put("mb_per_s", seconds == 0 ? 0.0 : events * (double) settings.size() / 1e6 / seconds);
-            m.put("seconds", seconds);
-            return m;
         }
 
         private String rateLine(String phase, long events, long nanos) {
