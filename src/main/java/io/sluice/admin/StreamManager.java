@@ -5,7 +5,7 @@ import java.util.List;
 import io.sluice.stream.EventPointer;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
@@ -66,7 +66,7 @@ public interface StreamManager {
     StreamInfo streamInfo(String scope, String stream);
 
     /** @return the stream's current segments with their key ranges */
-    List<SegmentRange> currentSegments(String scope, String stream);
+    List<SegmentWithRange> currentSegments(String scope, String stream);
 
     /**
      * Reads one event by its pointer ({@link io.sluice.stream.EventRead#pointer()}), without a reader or a reader
@@ -110,5 +110,5 @@ public interface StreamManager {
      *
      * @return the new segments
      */
-    List<SegmentRange> scaleStream(String scope, String stream, List<Segment> sealed, List<KeyRange> newRanges);
+    List<SegmentWithRange> scaleStream(String scope, String stream, List<Segment> sealed, List<KeyRange> newRanges);
 }

@@ -14,7 +14,7 @@ import io.sluice.stream.RetentionPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 
@@ -209,7 +209,7 @@ final class Formats {
     }
 
     /** @return e.g. {@code [0.0, 0.5)} */
-    static String keyRange(SegmentRange range) {
+    static String keyRange(SegmentWithRange range) {
         return "[" + range.low() + ", " + range.high() + ")";
     }
 
@@ -300,7 +300,7 @@ final class Formats {
     }
 
     /** @return the segment with its key range as a JSON object */
-    static Map<String, Object> json(SegmentRange range) {
+    static Map<String, Object> json(SegmentWithRange range) {
         Map<String, Object> json = json(range.segment());
         json.put("low", range.low());
         json.put("high", range.high());

@@ -20,7 +20,7 @@ import io.sluice.stream.RetentionPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 import io.sluice.segment.SegmentInfo;
@@ -306,7 +306,7 @@ final class StreamCommands {
                 lines.add("segments   (none: the stream is sealed)");
             }
             String label = "segments   ";
-            for (SegmentRange range : current.ranges()) {
+            for (SegmentWithRange range : current.ranges()) {
                 lines.add(label + Formats.shortName(range.segment()) + " " + Formats.keyRange(range));
                 label = "           ";
             }

@@ -42,7 +42,7 @@ import io.sluice.segment.SegmentWriter;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.StreamCut;
 import io.sluice.stream.WriteHandle;
@@ -107,7 +107,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         NavigableMap<Double, Route> initial = new TreeMap<>();
         routingLock.lock();
         try {
-            for (SegmentRange r : current.ranges()) {
+            for (SegmentWithRange r : current.ranges()) {
                 initial.put(r.high(), new Route(r.low(), r.high(), r.segment(), writerFor(r.segment())));
             }
             routes = initial;
@@ -344,7 +344,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
                     }
                 }
                 if (gone != null) {
-                    for (SegmentRange s : successors.ranges()) {
+                    for (SegmentWithRange s : successors.ranges()) {
                         // clip each successor to the ended segment's range: other predecessors keep theirs
                         double low = Math.max(s.low(), gone.low());
                         double high = Math.min(s.high(), gone.high());

@@ -28,7 +28,7 @@ import io.sluice.readergroup.ReaderGroupState.ReaderInfo;
 import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.Position;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -430,7 +430,7 @@ final class GroupMember {
         SegmentSuccessors successors = controller.successors(segment);
         tokens.forStream(segment.scopedStream()).offer(successors.delegationToken());
         TreeMap<Segment, SortedSet<Segment>> out = new TreeMap<>();
-        for (Map.Entry<SegmentRange, List<Segment>> e : successors.successors().entrySet()) {
+        for (Map.Entry<SegmentWithRange, List<Segment>> e : successors.successors().entrySet()) {
             out.put(e.getKey().segment(), new TreeSet<>(e.getValue()));
         }
         return out;

@@ -23,7 +23,7 @@ import io.sluice.stream.EventPointer;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
@@ -146,7 +146,7 @@ final class StreamManagerImpl implements StreamManager {
     }
 
     @Override
-    public List<SegmentRange> currentSegments(String scope, String stream) {
+    public List<SegmentWithRange> currentSegments(String scope, String stream) {
         return controller.currentSegments(ScopedStream.of(scope, stream)).ranges();
     }
 
@@ -171,7 +171,7 @@ final class StreamManagerImpl implements StreamManager {
     }
 
     @Override
-    public List<SegmentRange> scaleStream(String scope, String stream, List<Segment> sealed, List<KeyRange> newRanges) {
+    public List<SegmentWithRange> scaleStream(String scope, String stream, List<Segment> sealed, List<KeyRange> newRanges) {
         ScopedStream s = ScopedStream.of(scope, stream);
         ScaleResult result = controller.scale(s, sealed, newRanges);
         if (!result.started()) {

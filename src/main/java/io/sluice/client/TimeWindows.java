@@ -13,7 +13,7 @@ import io.sluice.stream.KeyRange;
 import io.sluice.stream.Position;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.TimeWindow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,7 +76,7 @@ final class TimeWindows implements AutoCloseable {
             return known;
         }
         try {
-            for (SegmentRange r : controller.epochSegments(segment.scopedStream(), segment.epoch()).ranges()) {
+            for (SegmentWithRange r : controller.epochSegments(segment.scopedStream(), segment.epoch()).ranges()) {
                 ranges.put(r.segment(), new KeyRange(r.low(), Math.min(1.0, r.high())));
             }
         } catch (RuntimeException e) {

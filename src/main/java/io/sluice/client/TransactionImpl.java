@@ -32,7 +32,7 @@ import io.sluice.segment.SegmentStores;
 import io.sluice.segment.SegmentWriter;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.Transaction;
 import io.sluice.stream.TxnState;
@@ -73,7 +73,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
      *
      * @param ranges the stream's segments the transaction writes to, with their key ranges
      */
-    TransactionImpl(ScopedStream stream, UUID id, List<SegmentRange> ranges, Serializer<T> serializer,
+    TransactionImpl(ScopedStream stream, UUID id, List<SegmentWithRange> ranges, Serializer<T> serializer,
                     WriterConfig config, ControllerClient controller, SegmentStores stores,
                     DelegationTokenProvider tokens, String writerId, Runnable onEnd) {
         this.stream = stream;
@@ -89,7 +89,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
         }
         SegmentWriter.Config segmentConfig = new SegmentWriter.Config(RetryPolicies.toRetry(config.retry()),
                 config.maxBlockBytes(), Duration.ofSeconds(30));
-        for (SegmentRange r : ranges) {
+        for (SegmentWithRange r : ranges) {
             String name = transactionSegmentName(r.segment(), id);
             routes.put(r.high(), new SegmentWriter(name, UUID.randomUUID(), stores, () -> tokens, segmentConfig, this));
         }

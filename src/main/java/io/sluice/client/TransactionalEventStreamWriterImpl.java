@@ -15,7 +15,7 @@ import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.segment.SegmentStores;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.Transaction;
 import io.sluice.stream.TransactionalEventStreamWriter;
@@ -76,14 +76,14 @@ final class TransactionalEventStreamWriterImpl<T> implements TransactionalEventS
         int epoch = (int) (txnId.getMostSignificantBits() >> 32);
         StreamSegments segments = controller.epochSegments(stream, epoch);
         tokens.offer(segments.delegationToken());
-        List<SegmentRange> ranges = new ArrayList<>();
-        for (SegmentRange r : segments.ranges()) {
-            ranges.add(new SegmentRange(Segment.of(stream, r.segment().number(), epoch), r.low(), r.high()));
+        List<SegmentWithRange> ranges = new ArrayList<>();
+        for (SegmentWithRange r : segments.ranges()) {
+            ranges.add(new SegmentWithRange(Segment.of(stream, r.segment().number(), epoch), r.low(), r.high()));
         }
         return track(txnId, ranges);
     }
 
-    private TransactionImpl<T> track(UUID txnId, List<SegmentRange> ranges) {
+    private TransactionImpl<T> track(UUID txnId, List<SegmentWithRange> ranges) {
         TransactionImpl<T> txn = new TransactionImpl<>(stream, txnId, ranges, serializer, config, controller, stores,
                 tokens, writerId, () -> open.remove(txnId));
         open.put(txnId, txn);

@@ -78,7 +78,7 @@ import io.sluice.stream.RetentionPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 import io.sluice.stream.TransactionInfo;
@@ -94,7 +94,7 @@ import io.sluice.table.KeyValueTableConfiguration;
  * <p>Naming: {@code toProto} (overloaded) and a few {@code xxxProto}/message-named methods build messages; methods
  * named after the Sluice value they return read messages. Where a
  * protobuf class and a Sluice class share a simple name ({@code StreamCut}, {@code ScalingPolicy},
- * {@code RetentionPolicy}, {@code SegmentRange}, {@code TxnState}), the protobuf one is written fully qualified.
+ * {@code RetentionPolicy}, {@code TxnState}), the protobuf one is written fully qualified.
  *
  * <p>Decoding a value that breaks a Sluice invariant (a negative segment number, an empty reader group) throws
  * {@link ProtocolException}: the peer sent something the API does not allow.
@@ -256,16 +256,16 @@ public final class ProtoMapper {
     // Segments, key ranges, stream cuts
     // =================================================================================================
 
-    /** @return the SegmentRange message */
-    public static io.sluice.controller.grpc.v1.SegmentRange toProto(SegmentRange range) {
+    /** @return the SegmentWithRange message */
+    public static io.sluice.controller.grpc.v1.SegmentRange toProto(SegmentWithRange range) {
         return io.sluice.controller.grpc.v1.SegmentRange.newBuilder().setSegmentId(segmentId(range.segment()))
                 .setMinKey(range.low()).setMaxKey(range.high()).build();
     }
 
-    /** @return the segment with key range of a SegmentRange message */
-    public static SegmentRange segmentRange(io.sluice.controller.grpc.v1.SegmentRange range) {
+    /** @return the segment with key range of a SegmentWithRange message */
+    public static SegmentWithRange segmentRange(io.sluice.controller.grpc.v1.SegmentRange range) {
         Segment segment = segment(range.getSegmentId());
-        return decode("segment range", () -> new SegmentRange(segment, range.getMinKey(), range.getMaxKey()));
+        return decode("segment range", () -> new SegmentWithRange(segment, range.getMinKey(), range.getMaxKey()));
     }
 
     /** @return the SegmentRanges message */
@@ -344,9 +344,9 @@ public final class ProtoMapper {
 
     /** @return the successors of a SuccessorResponse; predecessor ids are taken to be of the successor's stream */
     public static SegmentSuccessors successors(SuccessorResponse response) {
-        Map<SegmentRange, List<Segment>> successors = new LinkedHashMap<>();
+        Map<SegmentWithRange, List<Segment>> successors = new LinkedHashMap<>();
         for (SuccessorResponse.SegmentEntry entry : response.getSegmentsList()) {
-            SegmentRange range = segmentRange(entry.getSegment());
+            SegmentWithRange range = segmentRange(entry.getSegment());
             List<Segment> predecessors = new ArrayList<>();
             for (long id : entry.getValueList()) {
                 Segment successor = range.segment();

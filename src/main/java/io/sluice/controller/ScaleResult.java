@@ -2,7 +2,7 @@ package io.sluice.controller;
 
 import java.util.List;
 
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 
 /**
  * The controller's answer to a manual scale request.
@@ -14,7 +14,7 @@ import io.sluice.stream.SegmentRange;
  *     scale done once the active epoch is past it. Meaningful only when started
  * @param newSegments the segments the scale creates; empty when not started
  */
-public record ScaleResult(boolean started, int epoch, List<SegmentRange> newSegments) {
+public record ScaleResult(boolean started, int epoch, List<SegmentWithRange> newSegments) {
 
     /** Copies the list. */
     public ScaleResult {

@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 
 /**
  * The segments that replaced a sealed segment, each with all of its predecessors: a reader may read a successor
@@ -16,12 +16,12 @@ import io.sluice.stream.SegmentRange;
  * @param successors each successor (with key range) and its predecessors, ordered by successor
  * @param delegationToken the token for segment-store calls on the successors; empty when auth is off
  */
-public record SegmentSuccessors(Map<SegmentRange, List<Segment>> successors, String delegationToken) {
+public record SegmentSuccessors(Map<SegmentWithRange, List<Segment>> successors, String delegationToken) {
 
     /** Copies the map. */
     public SegmentSuccessors {
         Objects.requireNonNull(delegationToken, "delegationToken");
-        TreeMap<SegmentRange, List<Segment>> copy =
+        TreeMap<SegmentWithRange, List<Segment>> copy =
                 new TreeMap<>((a, b) -> a.segment().compareTo(b.segment()));
         successors.forEach((range, predecessors) -> copy.put(Objects.requireNonNull(range, "range"),
                 List.copyOf(predecessors)));
@@ -29,7 +29,7 @@ public record SegmentSuccessors(Map<SegmentRange, List<Segment>> successors, Str
     }
 
     /** @return the successor segments with their key ranges */
-    public List<SegmentRange> ranges() {
+    public List<SegmentWithRange> ranges() {
         return List.copyOf(successors.keySet());
     }
 }

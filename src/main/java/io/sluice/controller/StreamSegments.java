@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 
 /**
  * A set of segments with their key ranges, as the controller returns them for the current segments of a stream
@@ -16,19 +16,19 @@ import io.sluice.stream.SegmentRange;
  * @param delegationToken the token for segment-store calls on these segments; empty when auth is off or the
  *     controller did not send one
  */
-public record StreamSegments(List<SegmentRange> ranges, String delegationToken) {
+public record StreamSegments(List<SegmentWithRange> ranges, String delegationToken) {
 
     /** Copies and orders the ranges. */
     public StreamSegments {
         Objects.requireNonNull(delegationToken, "delegationToken");
-        List<SegmentRange> sorted = new ArrayList<>(ranges);
+        List<SegmentWithRange> sorted = new ArrayList<>(ranges);
         sorted.forEach(r -> Objects.requireNonNull(r, "range"));
-        sorted.sort(Comparator.comparingDouble(SegmentRange::low).thenComparingDouble(SegmentRange::high));
+        sorted.sort(Comparator.comparingDouble(SegmentWithRange::low).thenComparingDouble(SegmentWithRange::high));
         ranges = List.copyOf(sorted);
     }
 
     /** @return the segments, in key order */
     public List<Segment> segments() {
-        return ranges.stream().map(SegmentRange::segment).toList();
+        return ranges.stream().map(SegmentWithRange::segment).toList();
     }
 }

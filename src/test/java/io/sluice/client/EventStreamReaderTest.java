@@ -46,7 +46,7 @@ import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
@@ -531,15 +531,15 @@ class EventStreamReaderTest {
                     return null;
                 });
                 awaitCondition("some events read", () -> read.size() >= 200);
-                List<SegmentRange> current = controller.currentSegments(STREAM).ranges();
-                SegmentRange first = current.get(0);
+                List<SegmentWithRange> current = controller.currentSegments(STREAM).ranges();
+                SegmentWithRange first = current.get(0);
                 double mid = (first.low() + first.high()) / 2;
                 assertThat(controller.scale(STREAM, List.of(first.segment()), List.of(new KeyRange(first.low(), mid),
                         new KeyRange(mid, first.high()))).started()).isTrue();
                 awaitCondition("events after the split", () -> read.size() >= 1200);
-                List<SegmentRange> afterSplit = controller.currentSegments(STREAM).ranges();
+                List<SegmentWithRange> afterSplit = controller.currentSegments(STREAM).ranges();
                 // 3 -> 2 (the policy's minimum; 1 would be refused, as Pravega does) on other boundaries
-                assertThat(controller.scale(STREAM, afterSplit.stream().map(SegmentRange::segment).toList(),
+                assertThat(controller.scale(STREAM, afterSplit.stream().map(SegmentWithRange::segment).toList(),
                         List.of(new KeyRange(0, 0.4), new KeyRange(0.4, 1))).started()).as("scale down").isTrue();
                 get(producing);
                 writer.flush();

@@ -30,7 +30,7 @@ import io.sluice.stream.KeyRange;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriteHandle;
@@ -97,7 +97,7 @@ class EventStreamWriterTest {
     @Test
     void eventsGoWhereTheirKeyHashesAndKeepPerKeyOrder() {
         createStream(4);
-        List<SegmentRange> ranges = controller.currentSegments(STREAM).ranges();
+        List<SegmentWithRange> ranges = controller.currentSegments(STREAM).ranges();
         try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
             assertThat(writer.config()).isEqualTo(WriterConfig.DEFAULT);
             for (int i = 0; i < 4000; i++) {
@@ -108,7 +108,7 @@ class EventStreamWriterTest {
         Map<Segment, List<String>> contents = contents();
         assertThat(contents.values().stream().mapToInt(List::size).sum()).isEqualTo(4000);
         for (Map.Entry<Segment, List<String>> e : contents.entrySet()) {
-            SegmentRange range = ranges.stream().filter(r -> r.segment().equals(e.getKey())).findFirst().orElseThrow();
+            SegmentWithRange range = ranges.stream().filter(r -> r.segment().equals(e.getKey())).findFirst().orElseThrow();
             Map<String, Integer> last = new HashMap<>();
             for (String event : e.getValue()) {
                 String key = event.substring(0, event.indexOf(':'));
@@ -132,11 +132,11 @@ class EventStreamWriterTest {
             }
             writer.flush();
         }
-        List<SegmentRange> ranges = controller.currentSegments(STREAM).ranges();
+        List<SegmentWithRange> ranges = controller.currentSegments(STREAM).ranges();
         Map<Segment, List<String>> contents = contents();
         assertThat(contents.values().stream().mapToInt(List::size).sum()).isEqualTo(2000);
         contents.forEach((segment, events) -> {
-            SegmentRange range = ranges.stream().filter(r -> r.segment().equals(segment)).findFirst().orElseThrow();
+            SegmentWithRange range = ranges.stream().filter(r -> r.segment().equals(segment)).findFirst().orElseThrow();
             events.forEach(e -> assertThat(range.contains(KeyHash.routingKey(e.substring(0, e.indexOf(':')))))
                     .as("%s in %s", e, segment).isTrue());
         });
@@ -236,12 +236,12 @@ class EventStreamWriterTest {
                 }
             });
             // split segment 0 into two, then merge everything back into one, while events flow
-            List<SegmentRange> current = controller.currentSegments(STREAM).ranges();
-            SegmentRange first = current.get(0);
+            List<SegmentWithRange> current = controller.currentSegments(STREAM).ranges();
+            SegmentWithRange first = current.get(0);
             double mid = (first.low() + first.high()) / 2;
             controller.scale(STREAM, List.of(first.segment()), List.of(new KeyRange(first.low(), mid), new KeyRange(mid, first.high())));
-            List<SegmentRange> afterSplit = controller.currentSegments(STREAM).ranges();
-            controller.scale(STREAM, afterSplit.stream().map(SegmentRange::segment).toList(), List.of(new KeyRange(0, 1)));
+            List<SegmentWithRange> afterSplit = controller.currentSegments(STREAM).ranges();
+            controller.scale(STREAM, afterSplit.stream().map(SegmentWithRange::segment).toList(), List.of(new KeyRange(0, 1)));
             producing.get(60, TimeUnit.SECONDS);
             writer.flush();
         }

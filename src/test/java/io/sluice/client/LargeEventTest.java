@@ -30,7 +30,7 @@ import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriteHandle;
@@ -231,7 +231,7 @@ class LargeEventTest {
         try (EventStreamWriter<byte[]> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.bytes(),
                 LARGE)) {
             writer.writeAndWait("k", new byte[] {9});
-            SegmentRange only = controller.currentSegments(STREAM).ranges().get(0);
+            SegmentWithRange only = controller.currentSegments(STREAM).ranges().get(0);
             // the writer still routes to the old segment: the large write finds it sealed and follows the scale
             controller.scale(STREAM, List.of(only.segment()), List.of(new KeyRange(0, 0.5), new KeyRange(0.5, 1)));
             writer.write("k", event).await();

@@ -29,7 +29,7 @@ import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.SegmentSlice;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
@@ -197,7 +197,7 @@ public final class SegmentSliceScenarios {
             SegmentSlice<String> first = reader.acquireSegment(Duration.ofSeconds(10));
             assertThat(first).isNotNull();
             Segment sealed = first.segment();
-            List<SegmentRange> successors = streams.scaleStream(scope, "scaled", List.of(sealed),
+            List<SegmentWithRange> successors = streams.scaleStream(scope, "scaled", List.of(sealed),
                     List.of(new KeyRange(0, 0.5), new KeyRange(0.5, 1)));
             assertThat(successors).hasSize(2);
             write("scaled", 100, 200);

@@ -22,7 +22,7 @@ import io.sluice.server.controller.PasswordFile;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
@@ -62,7 +62,7 @@ class StreamInfoFailoverTest {
                 writer.flush();
             }
             Map<Segment, Long> tail = new TreeMap<>();
-            for (SegmentRange range : streams.currentSegments("shop", "orders")) {
+            for (SegmentWithRange range : streams.currentSegments("shop", "orders")) {
                 Segment s = range.segment();
                 tail.put(s, server.segmentStore().segmentInfo(s.qualifiedName()).orElseThrow().length());
             }

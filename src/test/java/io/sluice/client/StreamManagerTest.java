@@ -15,7 +15,7 @@ import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import org.junit.jupiter.api.AfterEach;
@@ -108,8 +108,8 @@ class StreamManagerTest {
     void manualScaling() {
         streams.createScope("s");
         streams.createStream("s", "t", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(1)).build());
-        SegmentRange only = streams.currentSegments("s", "t").get(0);
-        List<SegmentRange> added = streams.scaleStream("s", "t", List.of(only.segment()),
+        SegmentWithRange only = streams.currentSegments("s", "t").get(0);
+        List<SegmentWithRange> added = streams.scaleStream("s", "t", List.of(only.segment()),
                 List.of(new KeyRange(0, 0.5), new KeyRange(0.5, 1.0)));
         assertThat(added).hasSize(2);
         assertThat(streams.currentSegments("s", "t")).extracting(r -> r.segment().epoch()).containsOnly(1);
@@ -121,9 +121,9 @@ class StreamManagerTest {
     void aScaleBelowThePolicysMinimumIsRefusedWithTheReason() {
         streams.createScope("s");
         streams.createStream("s", "t", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(2)).build());
-        List<SegmentRange> both = streams.currentSegments("s", "t");
+        List<SegmentWithRange> both = streams.currentSegments("s", "t");
         // Pravega 0.13 refuses this too ("Min Segment Count will not hold"): 2 -> 1 under fixed(2)
-        assertThatThrownBy(() -> streams.scaleStream("s", "t", both.stream().map(SegmentRange::segment).toList(),
+        assertThatThrownBy(() -> streams.scaleStream("s", "t", both.stream().map(SegmentWithRange::segment).toList(),
                 List.of(new KeyRange(0, 1)))).isInstanceOf(SluiceException.class)
                 .hasMessageContaining("would leave 1 segment(s), fewer than the minimum of 2");
         assertThat(streams.currentSegments("s", "t")).isEqualTo(both);

@@ -24,7 +24,7 @@ import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.Transaction;
@@ -154,10 +154,10 @@ public final class TransactionScenarios {
             writeAll(t1, t1Events.subList(0, t1Events.size() / 2));
             t1.flush();
 
-            List<SegmentRange> before = client.streamManager().currentSegments(scope, name);
+            List<SegmentWithRange> before = client.streamManager().currentSegments(scope, name);
             Segment upper = before.stream().filter(r -> r.high() == 1.0).findFirst().orElseThrow().segment();
             assertThat(upper.number()).isEqualTo(1);
-            List<SegmentRange> added = client.streamManager().scaleStream(scope, name, List.of(upper),
+            List<SegmentWithRange> added = client.streamManager().scaleStream(scope, name, List.of(upper),
                     List.of(new KeyRange(0.5, 0.75), new KeyRange(0.75, 1.0)));
             assertThat(added).extracting(r -> r.segment().qualifiedName())
                     .containsExactlyInAnyOrder(scope + "/" + name + "/2.#epoch.1", scope + "/" + name + "/3.#epoch.1");
@@ -236,8 +236,8 @@ public final class TransactionScenarios {
                 txns.add(txn);
             }
             List<Segment> sealed = client.streamManager().currentSegments(scope, name).stream()
-                    .map(SegmentRange::segment).toList();
-            java.util.concurrent.CompletableFuture<List<SegmentRange>> scaled = new java.util.concurrent
+                    .map(SegmentWithRange::segment).toList();
+            java.util.concurrent.CompletableFuture<List<SegmentWithRange>> scaled = new java.util.concurrent
                     .CompletableFuture<>();
             Thread.ofVirtual().start(() -> {
                 try {

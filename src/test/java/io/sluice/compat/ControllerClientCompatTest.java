@@ -30,7 +30,7 @@ import io.sluice.stream.RetentionPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 import io.sluice.wire.GetStreamSegmentInfo;
@@ -118,8 +118,8 @@ class ControllerClientCompatTest {
         assertThat(controller.listStreams(scope, "c")).containsExactly(stream);
 
         StreamSegments current = controller.currentSegments(stream);
-        assertThat(current.ranges()).containsExactly(new SegmentRange(Segment.of(stream, 0, 0), 0.0, 0.5),
-                new SegmentRange(Segment.of(stream, 1, 0), 0.5, 1.0));
+        assertThat(current.ranges()).containsExactly(new SegmentWithRange(Segment.of(stream, 0, 0), 0.0, 0.5),
+                new SegmentWithRange(Segment.of(stream, 1, 0), 0.5, 1.0));
         assertThat(controller.headStreamCut(stream)).isEqualTo(StreamCut.of(Map.of(Segment.of(stream, 0, 0), 0L,
                 Segment.of(stream, 1, 0), 0L)));
 
@@ -166,19 +166,19 @@ class ControllerClientCompatTest {
         assertThat(scale.epoch()).as("the epoch the scale leaves; the new segments are of epoch 1").isZero();
         Segment low = Segment.of(stream, 1, 1);
         Segment high = Segment.of(stream, 2, 1);
-        assertThat(scale.newSegments()).containsExactly(new SegmentRange(low, 0.0, 0.5),
-                new SegmentRange(high, 0.5, 1.0));
+        assertThat(scale.newSegments()).containsExactly(new SegmentWithRange(low, 0.0, 0.5),
+                new SegmentWithRange(high, 0.5, 1.0));
         awaitScale(stream, scale.epoch());
         assertThat(controller.checkScale(stream, 1)).as("epoch 1 is the active one: no scale out of it yet")
                 .isFalse();
         assertThatThrownBy(() -> controller.checkScale(stream, 2)).as("an epoch after the active one")
                 .isInstanceOf(IllegalArgumentException.class);
 
-        assertThat(controller.currentSegments(stream).ranges()).containsExactly(new SegmentRange(low, 0.0, 0.5),
-                new SegmentRange(high, 0.5, 1.0));
+        assertThat(controller.currentSegments(stream).ranges()).containsExactly(new SegmentWithRange(low, 0.0, 0.5),
+                new SegmentWithRange(high, 0.5, 1.0));
         SegmentSuccessors successors = controller.successors(first);
-        assertThat(successors.successors()).containsOnlyKeys(new SegmentRange(low, 0.0, 0.5),
-                new SegmentRange(high, 0.5, 1.0));
+        assertThat(successors.successors()).containsOnlyKeys(new SegmentWithRange(low, 0.0, 0.5),
+                new SegmentWithRange(high, 0.5, 1.0));
         assertThat(successors.successors().values()).allSatisfy(p -> assertThat(p).containsExactly(first));
         assertThat(controller.successors(low).successors()).as("an open segment has no successors").isEmpty();
         assertThat(controller.epochSegments(stream, 0).segments()).containsExactly(first);

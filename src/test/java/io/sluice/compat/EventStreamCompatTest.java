@@ -43,7 +43,7 @@ import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScopedStream;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.wire.Event;
 
@@ -160,7 +160,7 @@ class EventStreamCompatTest {
             writer.flush();
             writer.noteTime(1000);
             writer.noteTime(1000);
-            List<SegmentRange> before = real.streams.currentSegments(real.scope, stream.name());
+            List<SegmentWithRange> before = real.streams.currentSegments(real.scope, stream.name());
             real.streams.scaleStream(real.scope, stream.name(), List.of(before.get(0).segment()), List.of(
                     new KeyRange(before.get(0).low(), before.get(0).high() / 2),
                     new KeyRange(before.get(0).high() / 2, before.get(0).high())));
@@ -220,16 +220,16 @@ class EventStreamCompatTest {
         } finally {
             Files.delete(keysFile);
         }
-        List<SegmentRange> ranges = real.streams.currentSegments(real.scope, stream.name());
+        List<SegmentWithRange> ranges = real.streams.currentSegments(real.scope, stream.name());
         real.streams.sealStream(real.scope, stream.name());
 
         // read every segment on its own, straight from the segment store the controller names
         Map<String, List<String>> wrong = new TreeMap<>();
-        Map<Integer, SegmentRange> officialPick = new TreeMap<>();
-        Map<Integer, SegmentRange> sluicePick = new TreeMap<>();
+        Map<Integer, SegmentWithRange> officialPick = new TreeMap<>();
+        Map<Integer, SegmentWithRange> sluicePick = new TreeMap<>();
         List<String> all = new ArrayList<>();
         try (ConnectionPool pool = new ConnectionPool(new TcpConnectionFactory())) {
-            for (SegmentRange range : ranges) {
+            for (SegmentWithRange range : ranges) {
                 for (String event : readSegment(pool, range)) {
                     if (event.startsWith(OFFICIAL)) {
                         officialPick.put(Integer.parseInt(event.substring(OFFICIAL.length())), range);
@@ -256,7 +256,7 @@ class EventStreamCompatTest {
     }
 
     /** Reads a sealed segment from 0 to its end with Sluice's segment reader; returns its events in order. */
-    private static List<String> readSegment(ConnectionPool pool, SegmentRange range) throws InterruptedException {
+    private static List<String> readSegment(ConnectionPool pool, SegmentWithRange range) throws InterruptedException {
         SegmentLocator locator = SegmentLocator.fixed(ClientInternals.controller(real.client).endpointFor(range.segment()));
         Semaphore ready = new Semaphore(0);
         List<String> out = new ArrayList<>();

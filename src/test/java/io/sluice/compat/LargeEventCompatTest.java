@@ -22,7 +22,7 @@ import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriterConfig;
@@ -221,7 +221,7 @@ class LargeEventCompatTest {
         try (EventStreamWriter<byte[]> writer = t.client().newWriter(t.scope(), stream.name(), Serializers.bytes(),
                 LARGE)) {
             writer.writeAndWait(KEY, new byte[] {1});
-            SegmentRange only = t.client().streamManager().currentSegments(t.scope(), stream.name()).get(0);
+            SegmentWithRange only = t.client().streamManager().currentSegments(t.scope(), stream.name()).get(0);
             // the writer still routes to the sealed segment: the real server creates the transient segment anyway
             // (it does not check the parent), and the merge fails; the writer follows the scale
             t.client().streamManager().scaleStream(t.scope(), stream.name(), List.of(only.segment()),

@@ -37,7 +37,7 @@ import io.sluice.stream.ReaderConfig;
 import io.sluice.stream.ReaderGroupConfig;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamCut;
 
@@ -120,30 +120,30 @@ class ReaderGroupCompatTest {
             });
 
             log.awaitEvents(step, READ_TIMEOUT);
-            List<SegmentRange> before = real.streams.currentSegments(real.scope, stream.name());
+            List<SegmentWithRange> before = real.streams.currentSegments(real.scope, stream.name());
             List<KeyRange> quarters = new ArrayList<>();
-            for (SegmentRange r : before) {
+            for (SegmentWithRange r : before) {
                 double mid = (r.low() + r.high()) / 2;
                 quarters.add(new KeyRange(r.low(), mid));
                 quarters.add(new KeyRange(mid, r.high()));
             }
-            List<SegmentRange> up = real.streams.scaleStream(real.scope, stream.name(),
-                    before.stream().map(SegmentRange::segment).toList(), quarters);
+            List<SegmentWithRange> up = real.streams.scaleStream(real.scope, stream.name(),
+                    before.stream().map(SegmentWithRange::segment).toList(), quarters);
             assertThat(up).hasSize(4).allSatisfy(r -> assertThat(r.segment().epoch()).isEqualTo(1));
             int afterUp = written.get();
             log.awaitEvents(afterUp + step, READ_TIMEOUT);   // read what was written to the 4 new segments
             // and go on until each of them has given events: a writer that learns of the seal late may otherwise
             // route some keys past epoch 1 once the scale down has sealed it too (seen on the real Pravega)
             Deadline epoch1 = Deadline.after(READ_TIMEOUT);
-            while (!readFrom(log).containsAll(up.stream().map(SegmentRange::segment).toList())) {
+            while (!readFrom(log).containsAll(up.stream().map(SegmentWithRange::segment).toList())) {
                 assertThat(epoch1.expired()).as("events were read from every segment of epoch 1: %s", readFrom(log))
                         .isFalse();
                 log.awaitEvents(log.events().size() + events.keys(), READ_TIMEOUT);
             }
 
             // down to the policy's minimum of 2, on other boundaries: the second quarter precedes both new segments
-            List<SegmentRange> down = real.streams.scaleStream(real.scope, stream.name(),
-                    up.stream().map(SegmentRange::segment).toList(), List.of(new KeyRange(0.0, 0.3),
+            List<SegmentWithRange> down = real.streams.scaleStream(real.scope, stream.name(),
+                    up.stream().map(SegmentWithRange::segment).toList(), List.of(new KeyRange(0.0, 0.3),
                             new KeyRange(0.3, 1.0)));
             assertThat(down).hasSize(2).allSatisfy(r -> assertThat(r.segment().epoch()).isEqualTo(2));
             int afterDown = written.get();
@@ -169,7 +169,7 @@ class ReaderGroupCompatTest {
         int half = 250;
         ScopedStream stream = real.createStream("checkpointed", 4);
         List<Segment> segments = real.streams.currentSegments(real.scope, stream.name()).stream()
-                .map(SegmentRange::segment).toList();
+                .map(SegmentWithRange::segment).toList();
         KeyedEvents.Log log = new KeyedEvents.Log();
         try (ReaderGroup group = createGroup("cp", stream);
              EventStreamWriter<String> writer = real.client.newWriter(real.scope, stream.name(), Serializers.utf8())) {

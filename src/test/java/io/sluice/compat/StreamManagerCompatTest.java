@@ -29,7 +29,7 @@ import io.sluice.stream.RetentionPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
@@ -103,9 +103,9 @@ class StreamManagerCompatTest {
 
         ScopedStream orders = ScopedStream.of(scope, "orders");
         assertThat(streams.currentSegments(scope, "orders")).containsExactly(
-                new SegmentRange(Segment.of(orders, 0, 0), 0.0, 1.0 / 3),
-                new SegmentRange(Segment.of(orders, 1, 0), 1.0 / 3, 2.0 / 3),
-                new SegmentRange(Segment.of(orders, 2, 0), 2.0 / 3, 1.0));
+                new SegmentWithRange(Segment.of(orders, 0, 0), 0.0, 1.0 / 3),
+                new SegmentWithRange(Segment.of(orders, 1, 0), 1.0 / 3, 2.0 / 3),
+                new SegmentWithRange(Segment.of(orders, 2, 0), 2.0 / 3, 1.0));
 
         assertThatThrownBy(() -> streams.deleteStream(scope, "orders"))
                 .isInstanceOf(PreconditionFailedException.class).hasMessageContaining("is not sealed");
@@ -138,7 +138,7 @@ class StreamManagerCompatTest {
         ScopedStream stream = ScopedStream.of(scope, "events");
         assertThat(streams.createStream(scope, stream.name(), StreamConfiguration.builder()
                 .scalingPolicy(ScalingPolicy.fixed(2)).build())).isTrue();
-        List<SegmentRange> initial = streams.currentSegments(scope, stream.name());
+        List<SegmentWithRange> initial = streams.currentSegments(scope, stream.name());
         Segment low = initial.get(0).segment();
         Segment high = initial.get(1).segment();
 
@@ -161,12 +161,12 @@ class StreamManagerCompatTest {
 
         // scale: the low segment splits; the call returns once the real controller has finished
         double mid = initial.get(0).high() / 2;
-        List<SegmentRange> added = streams.scaleStream(scope, stream.name(), List.of(low),
+        List<SegmentWithRange> added = streams.scaleStream(scope, stream.name(), List.of(low),
                 List.of(new KeyRange(0.0, mid), new KeyRange(mid, initial.get(0).high())));
         Segment low1 = Segment.of(stream, 2, 1);
         Segment low2 = Segment.of(stream, 3, 1);
-        assertThat(added).containsExactly(new SegmentRange(low1, 0.0, mid),
-                new SegmentRange(low2, mid, initial.get(0).high()));
+        assertThat(added).containsExactly(new SegmentWithRange(low1, 0.0, mid),
+                new SegmentWithRange(low2, mid, initial.get(0).high()));
         assertThat(streams.currentSegments(scope, stream.name())).containsExactly(added.get(0), added.get(1),
                 initial.get(1));
         assertThatThrownBy(() -> streams.scaleStream(scope, stream.name(), List.of(low),

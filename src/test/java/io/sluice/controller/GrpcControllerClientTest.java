@@ -91,7 +91,7 @@ import io.sluice.stream.RetentionPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 import io.sluice.stream.TransactionInfo;
@@ -386,8 +386,8 @@ class GrpcControllerClientTest {
         fake.reply("getCurrentSegments", SegmentRanges.newBuilder().addSegmentRanges(range(SEG1, 0.5, 1.0))
                 .addSegmentRanges(range(SEG0, 0.0, 0.5)).setDelegationToken("tok").build());
         StreamSegments segments = client.currentSegments(STREAM);
-        assertThat(segments.ranges()).containsExactly(new SegmentRange(SEG0, 0.0, 0.5),
-                new SegmentRange(SEG1, 0.5, 1.0));
+        assertThat(segments.ranges()).containsExactly(new SegmentWithRange(SEG0, 0.0, 0.5),
+                new SegmentWithRange(SEG1, 0.5, 1.0));
         assertThat(segments.delegationToken()).isEqualTo("tok");
         assertThat(fake.<StreamInfo>request("getCurrentSegments")).isEqualTo(STREAM_INFO);
     }
@@ -427,8 +427,8 @@ class GrpcControllerClientTest {
                 .setDelegationToken("tok").build());
         SegmentSuccessors successors = client.successors(SEG0);
         assertThat(successors.successors()).containsExactly(
-                Map.entry(new SegmentRange(s2, 0.0, 0.25), List.of(SEG0)),
-                Map.entry(new SegmentRange(s3, 0.25, 0.5), List.of(SEG0, SEG1)));
+                Map.entry(new SegmentWithRange(s2, 0.0, 0.25), List.of(SEG0)),
+                Map.entry(new SegmentWithRange(s3, 0.25, 0.5), List.of(SEG0, SEG1)));
         assertThat(successors.delegationToken()).isEqualTo("tok");
         assertThat(fake.<SegmentId>request("getSegmentsImmediatelyFollowing")).isEqualTo(id(SEG0));
     }
@@ -481,8 +481,8 @@ class GrpcControllerClientTest {
         long before = System.currentTimeMillis();
         ScaleResult result = client.scale(STREAM, List.of(SEG0), List.of(new KeyRange(0, 0.25),
                 new KeyRange(0.25, 0.5)));
-        assertThat(result).isEqualTo(new ScaleResult(true, 1, List.of(new SegmentRange(s2, 0.0, 0.25),
-                new SegmentRange(s3, 0.25, 0.5))));
+        assertThat(result).isEqualTo(new ScaleResult(true, 1, List.of(new SegmentWithRange(s2, 0.0, 0.25),
+                new SegmentWithRange(s3, 0.25, 0.5))));
         ScaleRequest sent = fake.request("scale");
         assertThat(sent.getStreamInfo()).isEqualTo(STREAM_INFO);
         assertThat(sent.getSealedSegmentsList()).containsExactly(SEG0.segmentId());
@@ -515,7 +515,7 @@ class GrpcControllerClientTest {
                 .addActiveSegments(range(SEG0, 0, 1)).setDelegationToken("tok").build());
         TxnSegments txn = client.createTransaction(STREAM, Duration.ofSeconds(30));
         assertThat(txn.txnId()).isEqualTo(TXN);
-        assertThat(txn.segments()).isEqualTo(new StreamSegments(List.of(new SegmentRange(SEG0, 0, 1)), "tok"));
+        assertThat(txn.segments()).isEqualTo(new StreamSegments(List.of(new SegmentWithRange(SEG0, 0, 1)), "tok"));
         CreateTxnRequest sent = fake.request("createTransaction");
         assertThat(sent.getStreamInfo()).isEqualTo(STREAM_INFO);
         assertThat(sent.getLease()).isEqualTo(30_000L);
@@ -785,7 +785,7 @@ class GrpcControllerClientTest {
                         .setSegmentId(0)).setMinKey(0).setMaxKey(1))
                 .setDelegationToken("tok").build());
         assertThat(client.keyValueTableSegments("sc", "kvt"))
-                .isEqualTo(new StreamSegments(List.of(new SegmentRange(p0, 0, 1)), "tok"));
+                .isEqualTo(new StreamSegments(List.of(new SegmentWithRange(p0, 0, 1)), "tok"));
         KeyValueTableInfo sent = fake.request("getCurrentSegmentsKeyValueTable");
         assertThat(sent.getScope()).isEqualTo("sc");
         assertThat(sent.getKvtName()).isEqualTo("kvt");

@@ -36,7 +36,7 @@ import io.sluice.stream.RetentionPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentRange;
+import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
 import io.sluice.stream.TxnState;
@@ -55,7 +55,7 @@ class ProtoMapperTest {
     void valuesRoundTrip() {
         Segment segment = Segment.of(STREAM, 7, 3);
         assertThat(ProtoMapper.segment(ProtoMapper.segmentId(segment))).isEqualTo(segment);
-        SegmentRange range = new SegmentRange(segment, 0.25, 0.5);
+        SegmentWithRange range = new SegmentWithRange(segment, 0.25, 0.5);
         assertThat(ProtoMapper.segmentRange(ProtoMapper.toProto(range))).isEqualTo(range);
         StreamSegments segments = new StreamSegments(List.of(range), "tok");
         assertThat(ProtoMapper.streamSegments(ProtoMapper.toProto(segments))).isEqualTo(segments);

@@ -98,12 +98,12 @@ class StreamValuesTest {
     @Test
     void segmentRangeBounds() {
         Segment s = Segment.of(STREAM, 0, 0);
-        assertThat(new SegmentRange(s, 0, 1.000001).contains(0.99)).isTrue();
-        assertThat(new SegmentRange(s, 0.5, 0.5).contains(0.5)).isFalse();
-        assertThatThrownBy(() -> new SegmentRange(s, 0.6, 0.5)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new SegmentRange(s, -0.1, 0.5)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new SegmentRange(s, 0, 1.1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new SegmentRange(s, 0, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(new SegmentWithRange(s, 0, 1.000001).contains(0.99)).isTrue();
+        assertThat(new SegmentWithRange(s, 0.5, 0.5).contains(0.5)).isFalse();
+        assertThatThrownBy(() -> new SegmentWithRange(s, 0.6, 0.5)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new SegmentWithRange(s, -0.1, 0.5)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new SegmentWithRange(s, 0, 1.1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new SegmentWithRange(s, 0, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new KeyRange(0.5, 0.5)).isInstanceOf(IllegalArgumentException.class);
         assertThat(new KeyRange(0, 1).contains(0.999)).isTrue();
     }

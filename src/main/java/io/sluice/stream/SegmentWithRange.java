@@ -13,14 +13,14 @@ import java.util.Objects;
  * @param low the inclusive lower bound
  * @param high the exclusive upper bound
  */
-public record SegmentRange(Segment segment, double low, double high) {
+public record SegmentWithRange(Segment segment, double low, double high) {
     /** The largest accepted upper bound (1 plus rounding slack). */
     public static final double MAX_HIGH = 1.00001;
 
     /**
      * @throws IllegalArgumentException unless {@code 0 <= low <= high <= MAX_HIGH}
      */
-    public SegmentRange {
+    public SegmentWithRange {
         Objects.requireNonNull(segment, "segment");
         if (!(low >= 0.0 && low <= high && high <= MAX_HIGH)) {
             throw new IllegalArgumentException("key range [" + low + ", " + high + ") of segment " + segment
