@@ -58,6 +58,19 @@ final class Workload {
     static final int KEYS = 64;
     /** Bytes of key index and sequence number at the start of every event: the smallest event size. */
     static final int HEADER_BYTES = 8;
+    /** Filler bytes compared or copied at a time. */
+    private static final int FILLER_CHUNK = 64 * 1024;
+    /**
+     * {@code FILLER[i] = (byte) i}: the filler repeats every 256 bytes, so the filler from any position {@code j} of an
+     * event with base {@code b} is {@code FILLER[(b + j) & 0xFF ...]}, for up to {@link #FILLER_CHUNK} bytes.
+     */
+    private static final byte[] FILLER = new byte[FILLER_CHUNK + 256];
+
+    static {
+        for (int i = 0; i < FILLER.length; i++) {
+            FILLER[i] = (byte) i;
+        }
+    }
     /** The largest event a writer accepts without large events (8 MiB). */
     static final int MAX_EVENT_BYTES = 8 * 1024 * 1024;
     /** The largest event of a run with {@code --large-events} (1 GiB). */
@@ -156,10 +169,32 @@ final class Workload {
         byte[] b = new byte[size];
         ByteBuffer event = ByteBuffer.wrap(b).putInt(key).putInt(seq);
         int base = key * 7 + seq * 13;
-        for (int j = HEADER_BYTES; j < size; j++) {
-            b[j] = (byte) (base + j);
+        for (int j = HEADER_BYTES; j < size; j += FILLER_CHUNK) {
+            int n = Math.min(FILLER_CHUNK, size - j);
+            System.arraycopy(FILLER, (base + j) & 0xFF, b, j, n);
         }
         return event.rewind();
+    }
+
+    /**
+     * @return true if {@code event} (from its position, {@code size} bytes) carries the filler of (key, seq); compared
+     *     in chunks against {@link #FILLER}, so a check costs about what copying the event costs
+     */
+    static boolean fillerOk(ByteBuffer event, int key, int seq, int size) {
+        int p = event.position();
+        int base = key * 7 + seq * 13;
+        for (int j = HEADER_BYTES; j < size; j += FILLER_CHUNK) {
+            int n = Math.min(FILLER_CHUNK, size - j);
+            int from = (base + j) & 0xFF;
+            boolean same = event.hasArray()
+                    ? Arrays.mismatch(event.array(), event.arrayOffset() + p + j, event.arrayOffset() + p + j + n,
+                            FILLER, from, from + n) < 0
+                    : event.slice(p + j, n).mismatch(ByteBuffer.wrap(FILLER, from, n)) < 0;
+            if (!same) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -588,7 +623,7 @@ final class Workload {
                     return;
                 }
                 String name = routingKey(key) + " #" + seq;
-                if (event.remaining() != size || !fillerOk(event, key, seq)) {
+                if (event.remaining() != size || !fillerOk(event, key, seq, size)) {
                     problem(corrupt, readerId + " got " + name + " with wrong content (" + event.remaining()
                             + " bytes)");
                     return;
@@ -602,17 +637,6 @@ final class Workload {
                     problem(outOfOrder, readerId + " got " + name + " after #" + last[key]);
                 }
                 last[key] = seq;
-            }
-
-            private boolean fillerOk(ByteBuffer event, int key, int seq) {
-                int p = event.position();
-                int base = key * 7 + seq * 13;
-                for (int j = HEADER_BYTES; j < size; j++) {
-                    if (event.get(p + j) != (byte) (base + j)) {
-                        return false;
-                    }
-                }
-                return true;
             }
         }
     }

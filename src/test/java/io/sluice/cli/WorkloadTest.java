@@ -131,6 +131,29 @@ class WorkloadTest {
     }
 
     @Test
+    void theFillerIsTheDocumentedFunctionAcrossChunksAndAnyFlippedByteIsCaught() {
+        int size = 3 * 64 * 1024 + 77;                          // several filler chunks and a partial one
+        int key = 5;
+        int seq = 1234;
+        ByteBuffer event = Workload.event(key, seq, size);
+        assertThat(event.getInt(0)).isEqualTo(key);
+        assertThat(event.getInt(4)).isEqualTo(seq);
+        for (int j = Workload.HEADER_BYTES; j < size; j++) {
+            assertThat(event.get(j)).as("byte %d", j).isEqualTo((byte) (key * 7 + seq * 13 + j));
+        }
+        assertThat(Workload.fillerOk(event, key, seq, size)).isTrue();
+        ByteBuffer direct = ByteBuffer.allocateDirect(size + 3).position(3);
+        direct.put(event.duplicate()).position(3);
+        assertThat(Workload.fillerOk(direct, key, seq, size)).as("a direct buffer at an offset").isTrue();
+        for (int flip : new int[] {Workload.HEADER_BYTES, 64 * 1024 + 9, size - 1}) {
+            ByteBuffer bad = Workload.event(key, seq, size);
+            bad.put(flip, (byte) ~bad.get(flip));
+            assertThat(Workload.fillerOk(bad, key, seq, size)).as("byte %d flipped", flip).isFalse();
+        }
+        assertThat(Workload.fillerOk(event, key, seq + 1, size)).as("another sequence number's filler").isFalse();
+    }
+
+    @Test
     void eventsOfTheWrongSizeOrNeverWrittenAreCorrupt() {
         Workload.Verifier verifier = new Workload.Verifier(10, SIZE);
         Workload.Verifier.ReaderCheck reader = verifier.reader("reader-0");

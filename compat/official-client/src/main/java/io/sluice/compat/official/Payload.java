@@ -22,11 +22,19 @@ final class Payload {
     /** Largest event the official client accepts without large-event support (8 MiB). */
     static final int MAX_EVENT_BYTES = 8 * 1024 * 1024;
 
+    /** Filler bytes copied or compared at a time. */
+    private static final int FILLER_CHUNK = 64 * 1024;
+    /** {@code FILLER[i] = (byte) i}: the filler repeats every 256 bytes, so any run of it is a slice of this. */
+    private static final byte[] FILLER = new byte[FILLER_CHUNK + 256];
+
     private static final String[] ROUTING_KEYS = new String[KEYS];
 
     static {
         for (int k = 0; k < KEYS; k++) {
             ROUTING_KEYS[k] = "key-" + k;
+        }
+        for (int i = 0; i < FILLER.length; i++) {
+            FILLER[i] = (byte) i;
         }
     }
 
@@ -78,8 +86,8 @@ final class Payload {
         b[6] = (byte) (seq >>> 8);
         b[7] = (byte) seq;
         int base = key * 7 + seq * 13;
-        for (int j = HEADER_BYTES; j < size; j++) {
-            b[j] = (byte) (base + j);
+        for (int j = HEADER_BYTES; j < size; j += FILLER_CHUNK) {
+            System.arraycopy(FILLER, (base + j) & 0xFF, b, j, Math.min(FILLER_CHUNK, size - j));
         }
         return ByteBuffer.wrap(b);
     }
@@ -106,8 +114,10 @@ final class Payload {
             return false;
         }
         int base = key * 7 + seq * 13;
-        for (int j = HEADER_BYTES; j < size; j++) {
-            if (event.get(p + j) != (byte) (base + j)) {
+        for (int j = HEADER_BYTES; j < size; j += FILLER_CHUNK) {
+            int n = Math.min(FILLER_CHUNK, size - j);
+            int from = (base + j) & 0xFF;
+            if (event.slice(p + j, n).mismatch(ByteBuffer.wrap(FILLER, from, n)) >= 0) {
                 return false;
             }
         }
