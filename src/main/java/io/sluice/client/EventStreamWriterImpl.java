@@ -72,6 +72,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private final Semaphore room;
     private final WriteTracker tracker = new WriteTracker();
     private final LargeEventWriter large;
+    private final LargeWriteQueue largeWrites;
 
     private final ReentrantLock routingLock = new ReentrantLock();
     /** Replaced (never changed) under routingLock: routes keyed by the high end of their key range. */
@@ -97,6 +98,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         this.room = new Semaphore((int) config.maxOutstandingBytes());
         this.large = new LargeEventWriter(stores.calls().withConfig(new SegmentCalls.Config(
                 RetryPolicies.toRetry(config.retry()), Duration.ofSeconds(30))));
+        this.largeWrites = new LargeWriteQueue(stream.toString(), config.backpressureTimeout());
         this.tokens = new DelegationTokenProvider(stream.scope(), stream.name(), AccessOperation.READ_WRITE,
                 () -> controller.delegationToken(stream, AccessOperation.READ_WRITE));
         StreamSegments current = controller.currentSegments(stream);
@@ -184,7 +186,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     /**
      * An event over 8 MiB (or a batch too large for one append): written as Pravega's client writes it, through a
-     * transient segment merged into the key's segment, after every earlier write of this writer is done.
+     * transient segment merged into the key's segment after every earlier write of this writer; it runs in the
+     * background ({@link LargeWriteQueue}), so the next large event can travel while this one merges.
      */
     private WriteHandle writeLarge(String routingKey, List<ByteBuffer> payloads) {
         if (!config.largeEvents()) {
@@ -196,33 +199,22 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         if (closed) {
             throw new WriterClosedException("the writer of stream " + stream + " is closed");
         }
-        // as Pravega's client does: the writer's earlier events first, so the large event lands after them
-        try {
-            tracker.flush().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StreamingInterruptedException("interrupted while the writer of " + stream
-                    + " waited for its earlier writes before a large event", e);
-        } catch (ExecutionException e) {
-            // an earlier write failed: its own handle says so; the large event goes on
-            LOG.debug("an earlier write to {} failed before a large event: {}", stream, e.getCause().getMessage());
-        }
-        WriteTracker.Epoch epoch = tracker.register();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        try {
-            writeLargeToKey(routingKey, payloads);
-            done.complete(null);
-            epoch.done(null);
-        } catch (SluiceException e) {
-            LOG.warn("large write of {} events to {} failed: {}", payloads.size(), stream, e.getMessage());
-            done.completeExceptionally(e);
-            epoch.done(e);
-        }
+        // as Pravega's client does: the writer's earlier events first, so the large event lands after them; later
+        // large events travel meanwhile, and merge after it
+        CompletableFuture<Void> earlierSmall = tracker.flush();
+        CompletableFuture<Void> done = largeWrites.begin(earlierSmall, beforeMerge -> {
+            try {
+                writeLargeToKey(routingKey, payloads, beforeMerge);
+            } catch (SluiceException e) {
+                LOG.warn("large write of {} events to {} failed: {}", payloads.size(), stream, e.getMessage());
+                throw e;
+            }
+        });
         return new Handle(done);
     }
 
     /** Writes to the segment that takes the key now, following scales until one takes the events or none is left. */
-    private void writeLargeToKey(String routingKey, List<ByteBuffer> payloads) {
+    private void writeLargeToKey(String routingKey, List<ByteBuffer> payloads, Runnable beforeMerge) {
         double key = keyOf(routingKey);
         while (true) {
             Route r = lookup(routes, key);
@@ -230,7 +222,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
                 throw new SegmentSealedException("stream " + stream + " is sealed: no segment takes key " + routingKey);
             }
             try {
-                large.write(r.segment().qualifiedName(), tokens, payloads);
+                large.write(r.segment().qualifiedName(), tokens, payloads, beforeMerge);
                 return;
             } catch (SegmentSealedException e) {
                 LOG.info("large write to {} found it ended ({}): following to its successors", r.segment(),
@@ -247,6 +239,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         if (closed) {
             throw new WriterClosedException("the writer of stream " + stream + " is closed");
         }
+        // after the writer's large writes begun before it: they merge first
+        largeWrites.awaitBegun();
         int bytes = event.framedSize();
         acquire(bytes);
         WriteTracker.Epoch epoch = tracker.register();
@@ -382,8 +376,10 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     @Override
     public void flush() {
+        // completes when both have, exceptionally if either failed
+        CompletableFuture<Void> all = CompletableFuture.allOf(tracker.flush(), largeWrites.flush());
         try {
-            tracker.flush().get();
+            all.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StreamingInterruptedException("interrupted while flushing the writer of " + stream, e);

@@ -79,13 +79,33 @@ public final class LargeEventWriter {
      * @throws io.sluice.errors.RetriesExhaustedException if connections kept failing
      */
     public long write(String segment, DelegationTokenProvider tokens, List<ByteBuffer> payloads) {
+        return write(segment, tokens, payloads, () -> { });
+    }
+
+    /**
+     * Appends the events to {@code segment} atomically, after everything already in it, running {@code beforeMerge}
+     * once the transient segment holds every piece and just before the merge is sent (on every attempt: it must
+     * return at once when called again). A writer with several large writes under way merges them in order this way,
+     * while the pieces of a later one travel during an earlier one's merge.
+     *
+     * @param segment the qualified name of the segment the events go to (the parent)
+     * @param tokens the delegation tokens of its stream, {@code null} without auth
+     * @param payloads the events' bytes, in order (not copied; must not change until this returns)
+     * @param beforeMerge blocks until the merge may go (e.g. until the writer's earlier writes are done)
+     * @return the segment's length after the merge ({@code -1} if the server does not say)
+     * @throws SegmentSealedException if the segment is sealed or gone: nothing was written to it
+     * @throws io.sluice.errors.RetriesExhaustedException if connections kept failing
+     */
+    public long write(String segment, DelegationTokenProvider tokens, List<ByteBuffer> payloads,
+                      Runnable beforeMerge) {
         Objects.requireNonNull(segment, "segment");
+        Objects.requireNonNull(beforeMerge, "beforeMerge");
         LargeEventPieces pieces = new LargeEventPieces(payloads);
         // transient segments of failed attempts that could not be deleted on their own connection (it was lost):
         // the next attempt deletes them (a real segment store would keep them for good)
         List<String> leftovers = new ArrayList<>();
         return calls.retrying("large write of " + pieces.framedBytes() + " bytes to " + segment, null,
-                () -> attempt(segment, tokens, pieces, leftovers));
+                () -> attempt(segment, tokens, pieces, leftovers, beforeMerge));
     }
 
     private Duration timeout() {
@@ -93,7 +113,7 @@ public final class LargeEventWriter {
     }
 
     private long attempt(String parent, DelegationTokenProvider tokens, LargeEventPieces pieces,
-                         List<String> leftovers) {
+                         List<String> leftovers, Runnable beforeMerge) {
         UUID writerId = UUID.randomUUID();
         try (Lease lease = calls.lease(parent, Deadline.after(timeout()))) {
             String token = calls.token(tokens, Deadline.after(timeout()));
@@ -117,6 +137,7 @@ public final class LargeEventWriter {
                     case Reply other -> throw unexpected(transientSegment, other, "SetupAppend");
                 }
                 sendPieces(lease, parent, transientSegment, writerId, tokens, token, pieces);
+                beforeMerge.run();
                 id = lease.nextRequestId();
                 lease.send(new MergeSegments(id, parent, transientSegment, token));
                 long length = switch (reply(lease, id)) {

@@ -145,8 +145,9 @@ class LargeEventTest {
         try (EventStreamWriter<byte[]> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.bytes(),
                 LARGE)) {
             WriteHandle h = writer.write("k", event);
-            assertThat(h.isDone()).as("a large write returns once it is merged").isTrue();
             h.await();
+            assertThat(h.isDone()).as("its handle completes once it is merged").isTrue();
+            assertThat(segmentLength()).as("merged when the handle completes").isEqualTo(12L * MIB + Event.HEADER_SIZE);
         }
         assertThat(segmentLength()).isEqualTo(12L * MIB + Event.HEADER_SIZE);
         assertThat(transientSegments()).as("the transient segment was merged away").isEmpty();
@@ -201,6 +202,32 @@ class LargeEventTest {
         assertThat(read).hasSize(written.size());
         for (int i = 0; i < written.size(); i++) {
             assertThat(read.get(i)).as("event " + i).isEqualTo(written.get(i));
+        }
+    }
+
+    @Test
+    void largeEventsWrittenWithoutWaitingMergeInTheOrderTheyWereWritten() {
+        List<byte[]> written = new ArrayList<>();
+        List<WriteHandle> handles = new ArrayList<>();
+        try (EventStreamWriter<byte[]> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.bytes(),
+                LARGE)) {
+            for (int i = 0; i < 6; i++) {
+                // different keys and sizes: a later, smaller event travels faster, yet must merge after the earlier
+                byte[] big = content((i % 2 == 0 ? 12 : 9) * MIB + i, 200 + i);
+                written.add(big);
+                handles.add(writer.write("key-" + i, big));
+                byte[] small = content(50 + i, 300 + i);
+                written.add(small);
+                handles.add(writer.write("key-" + i, small)); // after the large one of its key
+            }
+            writer.flush();
+            assertThat(handles).allMatch(WriteHandle::isDone);
+        }
+        assertThat(transientSegments()).as("every transient segment was merged away").isEmpty();
+        List<byte[]> read = readAll(written.size(), ReaderConfig.DEFAULT);
+        assertThat(read).hasSize(written.size());
+        for (int i = 0; i < written.size(); i++) {
+            assertThat(crc(read.get(i))).as("event " + i).isEqualTo(crc(written.get(i)));
         }
     }
 
