@@ -27,7 +27,8 @@ public interface EventStreamWriter<T> extends AutoCloseable {
 
     /**
      * Queues an event with a routing key. An event over 8 MiB needs {@link WriterConfig#withLargeEvents
-     * WriterConfig.withLargeEvents(true)}; it is then written before this returns (see there).
+     * WriterConfig.withLargeEvents(true)}; it is then written in the background, and its handle completes once it
+     * is merged into its segment (see there).
      *
      * @param routingKey events with the same key keep their order; {@code null} spreads events evenly
      * @return a handle that completes when the event is durable
@@ -51,7 +52,8 @@ public interface EventStreamWriter<T> extends AutoCloseable {
      * Queues several events with one routing key, to be written atomically: all of them or none, contiguous in the
      * segment, in order. At most 16 MiB - 25 bytes together, 8 bytes of framing per event included (what one append
      * frame to the segment store can carry), unless large events are on ({@link WriterConfig#withLargeEvents}): then
-     * a larger batch, or one with an event over 8 MiB, is written atomically as one large write before this returns.
+     * a larger batch, or one with an event over 8 MiB, is written atomically as one large write in the background,
+     * and the handle completes once it is merged.
      *
      * @return a handle that completes when all of them are durable
      * @throws IllegalArgumentException if, with large events off, one event is larger than 8 MiB or all of them

@@ -121,13 +121,16 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
      * {@code EventWriterConfig.enableLargeEvents(true)}: the event's bytes go to a transient segment next to the
      * event's segment, in pieces of at most 8 MiB (conditional appends), and the transient segment is then merged into
      * the event's segment — atomically, so readers see all of the event or nothing of it, and they read it as one
-     * ordinary event. The write blocks until the merge is done (the returned handle is complete then): first the
-     * writer's earlier events are made durable, so the large event comes after them, and events written after
-     * {@code write} returns come after it. Lost connections are retried with a fresh transient segment; a sealed
-     * segment (a scale) sends the event to the successor that takes its routing key.
+     * ordinary event. {@code write} returns at once and the large event is written on a virtual thread; its handle
+     * completes when the merge is done. At most two large events are under way at a time (a third {@code write}
+     * waits for a place, at most the backpressure timeout), and they merge in the order they were written: the next
+     * one's transient segment fills while the previous one merges. A large event merges only after the writer's
+     * earlier events are durable, so it comes after them, and events written after it wait until it has merged, so
+     * they come after it. Lost connections are retried with a fresh transient segment; a sealed segment (a scale)
+     * sends the event to the successor that takes its routing key.
      *
-     * <p>Heap: the writer keeps the caller's serialized event (not copied as a whole) plus at most two 8 MiB pieces
-     * being sent. A large event does not count against {@link #maxOutstandingBytes()}. Events of at most 8 MiB are
+     * <p>Heap: for each large event under way the writer keeps the caller's serialized event (not copied as a whole)
+     * plus at most two 8 MiB pieces being sent. A large event does not count against {@link #maxOutstandingBytes()}. Events of at most 8 MiB are
      * written as usual whether or not this is on. A {@link EventStreamWriter#writeAll} batch holding an event over
      * 8 MiB, or larger than one append frame carries ({@link #MAX_BLOCK_BYTES}), travels the same way, all of it in
      * one transient segment (so still atomically). Without this option an event over 8 MiB is refused with an
