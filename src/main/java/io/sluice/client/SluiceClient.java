@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.admin.ReaderGroupManager;
+import io.sluice.bytestream.ByteStreamReader;
+import io.sluice.bytestream.ByteStreamWriter;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.GrpcControllerClient;
 import io.sluice.segment.SegmentLocator;
@@ -139,6 +141,37 @@ public final class SluiceClient implements AutoCloseable {
         self.set(reader);
         readers.add(reader);
         return reader;
+    }
+
+    /**
+     * Creates a writer of raw bytes to a byte stream (a stream with exactly one segment, e.g. created with
+     * {@code ScalingPolicy.fixed(1)}), with default settings. See {@link ByteStreamWriter}.
+     *
+     * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist
+     * @throws IllegalArgumentException if the stream has more than one open segment
+     * @throws io.sluice.errors.SegmentSealedException if the stream is sealed
+     */
+    public ByteStreamWriter newByteStreamWriter(String scope, String stream) {
+        return newByteStreamWriter(scope, stream, WriterConfig.DEFAULT);
+    }
+
+    /**
+     * Creates a byte stream writer; of {@code writerConfig} it uses the retry policy, the bound on unacknowledged
+     * bytes and the backpressure timeout. See {@link #newByteStreamWriter(String, String)}.
+     */
+    public ByteStreamWriter newByteStreamWriter(String scope, String stream, WriterConfig writerConfig) {
+        return new ByteStreamWriterImpl(ScopedStream.of(scope, stream), writerConfig, controller, stores);
+    }
+
+    /**
+     * Creates a reader of a byte stream's raw bytes, starting at its head (the first byte not truncated away). See
+     * {@link ByteStreamReader}.
+     *
+     * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist
+     * @throws IllegalArgumentException if the stream has more than one segment at its head
+     */
+    public ByteStreamReader newByteStreamReader(String scope, String stream) {
+        return new ByteStreamReaderImpl(ScopedStream.of(scope, stream), controller, stores);
     }
 
     /**

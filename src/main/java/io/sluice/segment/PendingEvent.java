@@ -28,6 +28,7 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
     private final String routingKey;
     private final List<ByteBuffer> payloads;
     private final int framedSize;
+    private final boolean headerless;
     private final CompletableFuture<Void> future = new CompletableFuture<>();
     /** Assigned by the segment writer that sends it; guarded by that writer's lock. */
     long eventNumber;
@@ -57,6 +58,29 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
         this.routingKey = routingKey;
         this.payloads = List.copyOf(payloads);
         this.framedSize = (int) framed;
+        this.headerless = false;
+    }
+
+    private PendingEvent(ByteBuffer data) {
+        this.routingKey = null;
+        this.payloads = List.of(data);
+        this.framedSize = data.remaining();
+        this.headerless = true;
+    }
+
+    /**
+     * A write of raw bytes, appended as they are without an event header (a byte stream's data): one event number,
+     * one atomic append.
+     *
+     * @param data the bytes, from position to limit (not copied)
+     * @throws IllegalArgumentException if there are none, or more than {@link #MAX_EVENT_SIZE}
+     */
+    public static PendingEvent raw(ByteBuffer data) {
+        if (!data.hasRemaining() || data.remaining() > MAX_EVENT_SIZE) {
+            throw new IllegalArgumentException("a raw append takes 1 to " + MAX_EVENT_SIZE + " bytes, not "
+                    + data.remaining());
+        }
+        return new PendingEvent(data);
     }
 
     /** @return a pending write of one event */
@@ -84,6 +108,11 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
     @Override
     public int framedSize() {
         return framedSize;
+    }
+
+    @Override
+    public boolean headerless() {
+        return headerless;
     }
 
     /** @return completes when durable; fails if the events can never be written */

@@ -33,7 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads events of one segment from an offset, prefetching on its own virtual thread into a small buffer.
+ * Reads events of one segment from an offset, prefetching on its own virtual thread into a small buffer; or, made
+ * by {@link #bytes}, the segment's raw bytes (a byte stream).
  *
  * <p>The prefetcher keeps one ReadSegment outstanding while the buffer has room; at the tail of the segment that
  * read is a long poll, answered when data arrives, so an idle segment costs a parked virtual thread and nothing
@@ -80,6 +81,52 @@ public final class SegmentReader implements AutoCloseable {
         }
     }
 
+    /** What the prefetcher fills: events being reassembled, or raw bytes. Guarded by the reader's lock. */
+    interface ReadBuffer {
+        /** Adds the next data read (not copied). */
+        void add(ByteBuffer data);
+
+        /** @return the segment offset of the first byte not handed out */
+        long offset();
+
+        /** @return bytes added and not handed out */
+        int buffered();
+
+        /** @return true if something can be handed out */
+        boolean ready();
+
+        /** @return bytes the next item still needs before it can be handed out (0 for raw bytes) */
+        int missing();
+    }
+
+    /** The event mode's buffer. */
+    private record EventBuffer(EventFrames.Reassembler events) implements ReadBuffer {
+        @Override
+        public void add(ByteBuffer data) {
+            events.add(data);
+        }
+
+        @Override
+        public long offset() {
+            return events.offset();
+        }
+
+        @Override
+        public int buffered() {
+            return events.buffered();
+        }
+
+        @Override
+        public boolean ready() {
+            return events.ready();
+        }
+
+        @Override
+        public int missing() {
+            return events.missing();
+        }
+    }
+
     /**
      * One event read.
      *
@@ -110,7 +157,11 @@ public final class SegmentReader implements AutoCloseable {
     private final Condition room = lock.newCondition();
     /** Guarded by lock: received data not yet handed out, in order, and the offset of its first byte. */
     private final EventFrames.Reassembler events;
-    /** Guarded by lock: the segment ends where the data in {@link #events} does (sealed and read to the end). */
+    /** Guarded by lock: raw bytes not yet handed out (byte mode), else {@code null}. */
+    private final ByteChunks bytes;
+    /** Guarded by lock: {@link #events} or {@link #bytes}, whichever this reader fills. */
+    private final ReadBuffer data;
+    /** Guarded by lock: the segment ends where {@link #data} does (sealed and read to the end). */
     private boolean endOfSegment;
     /** Guarded by lock: why reading stopped, if it failed. */
     private SluiceException failure;
@@ -138,12 +189,36 @@ public final class SegmentReader implements AutoCloseable {
      */
     public SegmentReader(String segment, long startOffset, long endOffset, ConnectionPool pool, SegmentLocator locator,
                          Supplier<DelegationTokenProvider> tokens, Config config, Listener listener) {
+        this(segment, startOffset, endOffset, pool, locator, tokens, config, listener, false);
+    }
+
+    /**
+     * Starts reading the raw bytes of {@code segment} from {@code startOffset} until it ends, without regard to
+     * events (a byte stream): take them with {@link #read(byte[], int, int)}, not {@link #next()}. The listener hears
+     * of every byte that arrives while none is buffered, of the end and of a failure.
+     */
+    public static SegmentReader bytes(String segment, long startOffset, SegmentStores stores,
+                                      Supplier<DelegationTokenProvider> tokens, Config config, Listener listener) {
+        return new SegmentReader(segment, startOffset, Long.MAX_VALUE, stores.pool(), stores.locator(), tokens, config,
+                listener, true);
+    }
+
+    private SegmentReader(String segment, long startOffset, long endOffset, ConnectionPool pool, SegmentLocator locator,
+                          Supplier<DelegationTokenProvider> tokens, Config config, Listener listener, boolean raw) {
         this.segment = Objects.requireNonNull(segment, "segment");
         if (startOffset < 0 || endOffset < startOffset) {
             throw new IllegalArgumentException("cannot read " + segment + " from " + startOffset + " to " + endOffset);
         }
         this.endOffset = endOffset;
-        this.events = new EventFrames.Reassembler(startOffset, MAX_EVENT_BYTES);
+        if (raw) {
+            this.events = null;
+            this.bytes = new ByteChunks(startOffset);
+            this.data = bytes;
+        } else {
+            this.events = new EventFrames.Reassembler(startOffset, MAX_EVENT_BYTES);
+            this.bytes = null;
+            this.data = new EventBuffer(events);
+        }
         this.config = Objects.requireNonNull(config, "config");
         this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), CONNECT_TIMEOUT));
         this.tokens = Objects.requireNonNull(tokens, "tokens");
@@ -165,6 +240,9 @@ public final class SegmentReader implements AutoCloseable {
      *     when the data at the reader's offset was truncated away), once every buffered event has been taken
      */
     public ReadEvent next() {
+        if (events == null) {
+            throw new IllegalStateException("reader of " + segment + " reads bytes, not events: use read");
+        }
         lock.lock();
         try {
             ReadEvent e = takeEvent();
@@ -174,6 +252,46 @@ public final class SegmentReader implements AutoCloseable {
             }
             more = somethingBuffered();
             return e;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Byte mode ({@link #bytes}): moves up to {@code len} buffered bytes into {@code dst} without waiting.
+     *
+     * @return how many bytes were moved; 0 if none is buffered yet (wait for the listener); −1 at the end of a
+     *     sealed segment, once every byte has been taken
+     * @throws SluiceException the failure that stopped the reader (e.g. {@link io.sluice.errors.SegmentTruncatedException}
+     *     when the data at the reader's offset was truncated away), once every buffered byte has been taken
+     * @throws IllegalStateException if this reader reads events
+     */
+    public int read(byte[] dst, int off, int len) {
+        if (bytes == null) {
+            throw new IllegalStateException("reader of " + segment + " reads events, not bytes: use next");
+        }
+        Objects.checkFromIndexSize(off, len, dst.length);
+        lock.lock();
+        try {
+            if (bytes.buffered() == 0) {
+                if (failure != null) {
+                    throw failure;
+                }
+                return endOfSegment ? -1 : 0;
+            }
+            int n = bytes.take(dst, off, len);
+            wakePrefetcherIfRoom();
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return bytes buffered and not taken yet (byte mode), or bytes of events not taken yet; never blocks */
+    public int available() {
+        lock.lock();
+        try {
+            return data.buffered();
         } finally {
             lock.unlock();
         }
@@ -193,7 +311,7 @@ public final class SegmentReader implements AutoCloseable {
     public boolean isFinished() {
         lock.lock();
         try {
-            return endOfSegment && events.buffered() == 0;
+            return endOfSegment && data.buffered() == 0;
         } finally {
             lock.unlock();
         }
@@ -211,14 +329,14 @@ public final class SegmentReader implements AutoCloseable {
 
     /** Under the lock: what {@link #hasSomething()} answers. */
     private boolean somethingBuffered() {
-        return (endOfSegment && events.buffered() == 0) || failure != null || events.ready();
+        return (endOfSegment && data.buffered() == 0) || failure != null || data.ready();
     }
 
     /** @return the offset of the next event to be taken: where this reader stands */
     public long position() {
         lock.lock();
         try {
-            return events.offset();
+            return data.offset();
         } finally {
             lock.unlock();
         }
@@ -242,11 +360,15 @@ public final class SegmentReader implements AutoCloseable {
         if (payload == null) {
             return null;
         }
-        // wake the prefetcher only when it waits and now has something to do
-        if (prefetcherWaiting && (events.buffered() < config.bufferBytes() / 2 || !events.ready())) {
+        wakePrefetcherIfRoom();
+        return new ReadEvent(segment, offset, payload);
+    }
+
+    /** Under the lock: wakes the prefetcher only when it waits and now has something to do. */
+    private void wakePrefetcherIfRoom() {
+        if (prefetcherWaiting && (data.buffered() < config.bufferBytes() / 2 || !data.ready())) {
             room.signal();
         }
-        return new ReadEvent(segment, offset, payload);
     }
 
     // ------------------------------------------------------------------ prefetch
@@ -256,7 +378,7 @@ public final class SegmentReader implements AutoCloseable {
         long readOffset;
         lock.lock();
         try {
-            readOffset = events.offset();
+            readOffset = data.offset();
         } finally {
             lock.unlock();
         }
@@ -266,7 +388,7 @@ public final class SegmentReader implements AutoCloseable {
                 lock.lock();
                 try {
                     // an event larger than the window is fetched whole: the consumer cannot make room before it is
-                    while (!closed && events.buffered() >= config.bufferBytes() / 2 && events.ready()
+                    while (!closed && data.buffered() >= config.bufferBytes() / 2 && data.ready()
                             && !endOfSegment) {
                         prefetcherWaiting = true;
                         try {
@@ -278,7 +400,7 @@ public final class SegmentReader implements AutoCloseable {
                     if (closed || endOfSegment) {
                         return;
                     }
-                    want = (int) Math.min(Math.max(config.bufferBytes() - events.buffered(), events.missing()),
+                    want = (int) Math.min(Math.max(config.bufferBytes() - data.buffered(), data.missing()),
                             endOffset - readOffset);
                 } finally {
                     lock.unlock();
@@ -365,16 +487,16 @@ public final class SegmentReader implements AutoCloseable {
         throw new StreamingInterruptedException("reader of " + segment + " closed", null);
     }
 
-    private void deliver(ByteBuffer data, boolean end) {
+    private void deliver(ByteBuffer read, boolean end) {
         boolean wake;
         lock.lock();
         try {
-            boolean hadEvent = events.ready();
-            events.add(data);
+            boolean hadEvent = data.ready();
+            data.add(read);
             if (end) {
                 endOfSegment = true;
             }
-            wake = (!hadEvent && events.ready()) || end;
+            wake = (!hadEvent && data.ready()) || end;
         } finally {
             lock.unlock();
         }

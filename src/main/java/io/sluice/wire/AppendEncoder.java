@@ -32,8 +32,19 @@ public final class AppendEncoder {
         /** @return the events' bytes, each from position to limit; at least one */
         List<ByteBuffer> payloads();
 
-        /** @return the bytes the events take framed: the sum of {@code 8 + remaining()} over {@link #payloads()} */
+        /**
+         * @return the bytes the events take in the segment: the sum of {@code 8 + remaining()} over
+         *     {@link #payloads()}, or of {@code remaining()} alone when {@link #headerless()}
+         */
         int framedSize();
+
+        /**
+         * @return true if the payloads are appended as they are, without event headers (a byte stream's data, as
+         *     Pravega's {@code PendingEvent.withoutHeader}); false (the default) for events
+         */
+        default boolean headerless() {
+            return false;
+        }
     }
 
     private AppendEncoder() {

@@ -216,7 +216,9 @@ public final class WireOutput {
         int end = start + framedBytes;
         int p = start;
         for (int g = 0, groupCount = groups.size(); g < groupCount; g++) {
-            p = putEventFrames(a, p, end, groups.get(g).payloads(), framedBytes);
+            AppendEncoder.EventGroup group = groups.get(g);
+            p = group.headerless() ? putRaw(a, p, end, group.payloads(), framedBytes)
+                    : putEventFrames(a, p, end, group.payloads(), framedBytes);
         }
         buf.position(checkFramed(start, p, framedBytes) - base);
     }
@@ -232,6 +234,20 @@ public final class WireOutput {
             }
             putEventFrame(a, p, payload, n);
             p += 8 + n;
+        }
+        return p;
+    }
+
+    /** Puts the bytes of {@code payloads} at {@code a[p]} without headers, no further than {@code end}. */
+    private static int putRaw(byte[] a, int p, int end, List<ByteBuffer> payloads, int framedBytes) {
+        for (int i = 0, count = payloads.size(); i < count; i++) {
+            ByteBuffer payload = payloads.get(i);
+            int n = payload.remaining();
+            if (n > end - p) {
+                throw new IllegalArgumentException("data takes more than the " + framedBytes + " bytes announced");
+            }
+            payload.get(payload.position(), a, p, n);
+            p += n;
         }
         return p;
     }
