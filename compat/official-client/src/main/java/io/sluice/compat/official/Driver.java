@@ -98,6 +98,7 @@ public final class Driver {
                 case "txn-interop" -> TxnInteropPart.run(run, report);
                 case "watermarks" -> WatermarkPart.run(run, report);
                 case "large-events" -> LargeEventPart.run(run, report);
+                case "bytestream-interop" -> ByteStreamInteropPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {

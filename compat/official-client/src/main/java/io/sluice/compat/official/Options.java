@@ -73,6 +73,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        --size bytes (over 8 MiB allowed) with key "large" to the EXISTING --scope/--stream, event i
                        holding known bytes; --role read: the official reader reads them back and checks each, whole
                        and in order. Both report the CRC-32 of every event. Nothing created or deleted
+              bytestream-interop  on the EXISTING one-segment --scope/--stream: --role write: the official
+                       ByteStreamWriter writes --size known bytes in writes of varied sizes (one over 8 MiB when
+                       --size allows), flushes and seals with closeAndSeal; --role read: the official
+                       ByteStreamReader reads --size bytes from the head, checks them and that the sealed stream
+                       then ends (read() = -1). Both report the CRC-32 of the bytes (see ByteStreamInteropPart)
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -99,7 +104,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                                       (begin, --txn-events writes, commit awaited), read back; reports
                                       events/s and commit latency p50/p99 under "transactions" (default 0)
               --txn-events N          bench: events per transaction, default 100
-              --role write|read       watermarks, large-events: which side the official client plays
+              --role write|read       watermarks, large-events, bytestream-interop: which side the official
+                                      client plays
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -125,7 +131,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events")
+        if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop")
                 .contains(mode)) {
             throw new UsageException("unknown mode '" + mode
                     + "': expected verify, bench, route, txn-interop, watermarks or large-events");
@@ -249,12 +255,17 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (large && (role == null || !scopeGiven || !streamGiven)) {
             throw new UsageException("large-events needs --role write|read, --scope and --stream (an existing stream)");
         }
-        if (size > Payload.MAX_EVENT_BYTES && !large && !(mode.equals("bench") && largeEvents)) {
+        boolean bytes = mode.equals("bytestream-interop");
+        if (bytes && (role == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("bytestream-interop needs --role write|read, --scope and --stream (an existing "
+                    + "stream of one segment)");
+        }
+        if (size > Payload.MAX_EVENT_BYTES && !large && !bytes && !(mode.equals("bench") && largeEvents)) {
             throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
                     + "large-events, or bench --large-events");
         }
         boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
-                || large;
+                || large || bytes;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
                 txnId, leaseSeconds, role, largeEvents);
