@@ -7,14 +7,15 @@
 # and, per server, the time from start to ready and the resident memory once idle.
 #
 #   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
-#                          [--transactions T --txn-events N] [--large-events]
+#                          [--transactions T --txn-events N] [--large-events] [--byte-stream]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
 # rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). L awaited writes (default 2000)
 # give each run's latency percentiles; with --transactions T both clients run T transactions of --txn-events events
 # instead (see `sluice bench --help`) and the table shows events/s and commit latency p50/p99; --large-events lets
-# both clients write events over 8 MiB (e.g. --size 12MiB) and the table shows MB/s. The launcher's
+# both clients write events over 8 MiB (e.g. --size 12MiB) and the table shows MB/s; --byte-stream has both write
+# --events writes of --size bytes to a byte stream and read them back, and the table shows MB/s. The launcher's
 # startup caches are made before anything is timed. Needs the ports 19000-19002, 19010-19011 and 19020-19021 free.
 # Run it on a quiet machine: it measures throughput.
 set -euo pipefail
@@ -22,7 +23,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
-events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0
+events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0 bytes=0
 servers=sluice-mem,sluice-fsync,pravega
 out=target/bench-matrix
 while [ $# -gt 0 ]; do
@@ -38,7 +39,8 @@ while [ $# -gt 0 ]; do
     --servers) servers=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --large-events) large=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --byte-stream) bytes=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-matrix: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -120,6 +122,9 @@ fi
 if [ "$large" = 1 ]; then
   txn_args+=(--large-events)
 fi
+if [ "$bytes" = 1 ]; then
+  txn_args+=(--byte-stream)
+fi
 
 run_client() { # client server round
   local client=$1 server=$2 round=$3 f="$out/$2-$1-$3.json"
@@ -133,7 +138,7 @@ run_client() { # client server round
   esac
   if [ -s "$f" ] && json_ok "$f" && [ "$transactions" -gt 0 ]; then
     say "$server $client round $round: $(json_num "$f" transactions events_per_s) ev/s in transactions, commit p50 $(json_num "$f" transactions commit_p50_ms) ms, p99 $(json_num "$f" transactions commit_p99_ms) ms"
-  elif [ -s "$f" ] && json_ok "$f" && [ "$large" = 1 ]; then
+  elif [ -s "$f" ] && json_ok "$f" && { [ "$large" = 1 ] || [ "$bytes" = 1 ]; }; then
     say "$server $client round $round: write $(json_num "$f" write mb_per_s) MB/s, read $(json_num "$f" read mb_per_s) MB/s"
   elif [ -s "$f" ] && json_ok "$f"; then
     say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us"
@@ -195,10 +200,15 @@ if [ "$transactions" -gt 0 ]; then
   exit 0
 fi
 
-if [ "$large" = 1 ]; then
+if [ "$large" = 1 ] || [ "$bytes" = 1 ]; then
   echo
-  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events large events x" \
-    "$size B, $segments segments, $readers readers; median of $rounds rounds"
+  if [ "$bytes" = 1 ]; then
+    echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); byte stream, $events" \
+      "writes x $size B; median of $rounds rounds"
+  else
+    echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events large events x" \
+      "$size B, $segments segments, $readers readers; median of $rounds rounds"
+  fi
   echo
   echo "| server | client | write MB/s | read MB/s | failed runs |"
   echo "|---|---|---:|---:|---:|"

@@ -21,6 +21,9 @@ import picocli.CommandLine.Option;
                 + "transaction is COMMITTED), then a reader group reads the T x N events back and verifies them as "
                 + "above; --events and --latency-samples are not used. It reports events/s and the commit latency "
                 + "(p50, p99) under \"transactions\", as compat/official-client.sh bench --transactions does.",
+            "With --byte-stream the run measures a byte stream instead: --events writes of --size bytes to a new "
+                + "one-segment stream and a flush, then a reader reads them back and checks every byte; it reports "
+                + "write.mb_per_s and read.mb_per_s, as compat/official-client.sh bench --byte-stream does.",
             "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>).",
             "--json prints one line with the keys of compat/official-client.sh bench (write.events_per_s, "
                 + "read.events_per_s, latency.p50_us, latency.p99_us, verify.ok, ...), so the two clients can be "
@@ -40,6 +43,11 @@ final class BenchCommand extends ClientCommand {
             description = "events per transaction with --transactions (default: ${DEFAULT-VALUE})")
     int txnEvents;
 
+    @Option(names = "--byte-stream", order = 8,
+            description = "measure a byte stream instead: --events writes of --size bytes to a new one-segment "
+                    + "stream, a flush, then one reader reads them all back and checks them")
+    boolean byteStream;
+
     private Workload.Settings settings;
 
     @Override
@@ -50,6 +58,9 @@ final class BenchCommand extends ClientCommand {
         }
         if (txnEvents < 1) {
             throw new IllegalArgumentException("--txn-events must be at least 1, but is " + txnEvents);
+        }
+        if (byteStream && (transactions > 0 || settings.largeEvents())) {
+            throw new IllegalArgumentException("--byte-stream does not go with --transactions or --large-events");
         }
         if (transactions > 0) {
             long events = (long) transactions * txnEvents;
@@ -66,6 +77,15 @@ final class BenchCommand extends ClientCommand {
     Result execute(SluiceClient client) {
         String suffix = randomSuffix();
         ScopedStream stream = ScopedStream.of("sluice-bench-" + suffix, "events-" + suffix);
+        if (byteStream) {
+            ByteStreamWorkload.Report report = ByteStreamWorkload.run(client, stream, settings.events(),
+                    settings.size());
+            List<String> lines = new ArrayList<>();
+            lines.add("Sluice bench (byte stream) against " + config.controllerUri());
+            lines.addAll(report.lines());
+            return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
+                    report.ok() ? 0 : FAILED);
+        }
         if (transactions > 0) {
             TxnWorkload.Report report = TxnWorkload.run(client, stream, settings, transactions, txnEvents);
             List<String> lines = new ArrayList<>();

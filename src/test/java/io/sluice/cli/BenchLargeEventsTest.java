@@ -13,7 +13,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code sluice bench --large-events}: sizes with units, events over 8 MiB written as large events and verified. */
+/**
+ * {@code sluice bench --large-events}: sizes with units, events over 8 MiB written as large events and verified; and
+ * {@code sluice bench --byte-stream}.
+ */
 @Timeout(120)
 class BenchLargeEventsTest {
     private static EmbeddedServer server;
@@ -48,6 +51,20 @@ class BenchLargeEventsTest {
         assertThat(r.out()).startsWith("{\"ok\":true,").contains("\"size\":9437184,", "\"large_events\":true,",
                 "\"verify\":{\"ok\":true,\"read\":3,").containsPattern("\"write\":\\{\"events_per_s\":\\d+,"
                 + "\"mb_per_s\":[0-9.]+,");
+    }
+
+    @Test
+    void aByteStreamIsWrittenReadAndVerifiedWithItsRates() {
+        Run r = run("bench", "--byte-stream", "--events", "500", "--size", "1KiB", "--json");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("{\"ok\":true,").contains("\"byte_stream\":true,", "\"size\":1024,",
+                "\"verify\":{\"ok\":true,\"bytes\":512000}").containsPattern("\"read\":\\{\"mb_per_s\":[0-9.E]+,");
+        Run text = run("bench", "--byte-stream", "--events", "20", "--size", "1MiB");
+        assertThat(text.status()).as(text.err()).isZero();
+        assertThat(text.out()).contains("verify: ok (20971520 bytes)");
+        Run both = run("bench", "--byte-stream", "--transactions", "2");
+        assertThat(both.status()).isEqualTo(2);
+        assertThat(both.err()).contains("--byte-stream does not go with --transactions");
     }
 
     @Test

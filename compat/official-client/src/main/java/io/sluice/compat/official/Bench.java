@@ -37,6 +37,9 @@ final class Bench {
         if (o.transactions() > 0) {
             return TxnBench.run(run, report, streamManager);
         }
+        if (o.byteStream()) {
+            return ByteStreamBench.run(run, report, streamManager);
+        }
         String stream = o.stream();
         report.put("stream", o.scope() + "/" + stream);
         report.put("events", o.events());

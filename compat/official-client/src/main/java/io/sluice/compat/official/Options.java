@@ -37,11 +37,12 @@ import java.util.Set;
 
  * @param role            watermarks and large-events: {@code write} or {@code read}; else null
  * @param largeEvents     bench: the writer enables large events (needed for --size over 8 MiB)
+ * @param byteStream      bench: measure a byte stream ({@link ByteStreamBench}) instead of events
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
                boolean keep, Path keysFile, String action, int transactions, int txnEvents, String writer,
-               String txnId, int leaseSeconds, String role, boolean largeEvents) {
+               String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
@@ -92,6 +93,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --warmup-events W       bench: write and read W events on another stream first, default 0
               --parts a,b,...         verify: subset of events,txn,kvt,bytestream,synchronizer (default all)
               --keep                  do not delete what the run created
+              --byte-stream           bench: --events writes of --size bytes to a one-segment byte stream
+                                      (ByteStreamWriter), flush, then ByteStreamReader reads and checks them;
+                                      reports write.mb_per_s and read.mb_per_s (see ByteStreamBench)
               --large-events          bench: the writer enables large events (events over 8 MiB go through
                                       transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
@@ -153,6 +157,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         Path keysFile = null;
         String role = null;
         boolean largeEvents = false;
+        boolean byteStream = false;
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
@@ -184,6 +189,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                     throw new UsageException("--large-events takes no value");
                 }
                 largeEvents = true;
+                continue;
+            }
+            if (name.equals("--byte-stream")) {
+                if (value != null) {
+                    throw new UsageException("--byte-stream takes no value");
+                }
+                byteStream = true;
                 continue;
             }
             if (name.equals("-h") || name.equals("--help")) {
@@ -268,7 +280,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 || large || bytes;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
-                txnId, leaseSeconds, role, largeEvents);
+                txnId, leaseSeconds, role, largeEvents, byteStream);
     }
 
     private static String roleArg(String value) throws UsageException {
