@@ -75,6 +75,31 @@ class AppendEncoderPravegaTest {
         assertThat(payloads).allMatch(p -> p.position() == 0);
     }
 
+    /** A byte stream's write: raw bytes, no event header. */
+    private record RawWrite(List<ByteBuffer> payloads, int framedSize) implements AppendEncoder.EventGroup {
+        RawWrite(ByteBuffer data) {
+            this(List.of(data), data.remaining());
+        }
+
+        @Override
+        public boolean headerless() {
+            return true;
+        }
+    }
+
+    @ParameterizedTest(name = "{0} byte stream writes of {1} bytes")
+    @CsvSource({"1, 1", "1, 4096", "50, 1000", "3, 65536"})
+    void byteStreamWritesAreTheRawBlockPravegaWrites(int writes, int size) {
+        List<ByteBuffer> data = payloads(writes, size, new Random(writes * 7L + size));
+        WireOutput out = new WireOutput(16);
+        int appended = AppendEncoder.writeGroups(out, WRITER, data.stream().map(RawWrite::new).toList(),
+                100L + writes, 44L);
+        assertThat(appended).isEqualTo(writes * size);
+        assertThat(out.position()).isEqualTo(AppendEncoder.blockSize(appended));
+        assertThat(HexFormat.of().formatHex(out.toByteArray()))
+                .isEqualTo(HexFormat.of().formatHex(PravegaAppends.rawBlock(WRITER, data, 100L + writes, 44L)));
+    }
+
     @Test
     void groupsOfSeveralEventsCountEventsNotGroups() {
         ByteBuffer direct = ByteBuffer.allocateDirect(3).put(new byte[] {7, 8, 9}).flip();

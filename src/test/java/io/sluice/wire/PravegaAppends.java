@@ -50,6 +50,34 @@ public final class PravegaAppends {
     }
 
     /**
+     * @return {@code AppendBlock(writerId)} holding the bytes of {@code writes} as they are, then
+     *     {@code AppendBlockEnd(writerId, their length, no data, writes.size(), lastEventNumber, requestId)}: what
+     *     Pravega's {@code CommandEncoder} sends for byte stream writes ({@code PendingEvent.withoutHeader}), whose
+     *     data it copies into the block without an event header, one event number each
+     */
+    public static byte[] rawBlock(UUID writerId, List<ByteBuffer> writes, long lastEventNumber, long requestId) {
+        try {
+            ByteBuf out = Unpooled.buffer();
+            int blockStart = out.writerIndex();
+            ByteBufOutputStream block = new ByteBufOutputStream(out);
+            block.writeInt(WireCommandType.APPEND_BLOCK.getCode());
+            block.writeInt(0);
+            new WireCommands.AppendBlock(writerId).writeFields(block);
+            int dataStart = out.writerIndex();
+            for (ByteBuffer data : writes) {
+                out.writeBytes(data.duplicate());
+            }
+            int size = out.writerIndex() - dataStart;
+            out.setInt(blockStart + 4, out.writerIndex() - blockStart - 8);
+            writeEnd(out, new WireCommands.AppendBlockEnd(writerId, size, null, writes.size(), lastEventNumber,
+                    requestId));
+            return ByteBufUtil.getBytes(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * @return one {@code AppendBlockEnd(writerId, sizeOfWholeEvents = data length, data, events.size(),
      *     lastEventNumber, requestId)} whose data holds every event as Pravega frames it ({@code Event.getAsByteBuf()}):
      *     a whole batch without a block, as the Rust client sends it
