@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -13,14 +12,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.sluice.bytestream.ByteStreamReader;
 import io.sluice.bytestream.ByteStreamWriter;
-import io.sluice.client.SluiceClient;
 import io.sluice.common.Json;
+import io.sluice.compat.BothServers.Target;
 import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.SegmentTruncatedException;
-import io.sluice.server.EmbeddedServer;
-import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
-import io.sluice.stream.StreamConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,65 +42,28 @@ class ByteStreamCompatTest {
     @RegisterExtension
     static final RealPravegaScope real = new RealPravegaScope("compat-bytes");
 
-    private static EmbeddedServer embedded;
-    private static SluiceClient embeddedClient;
-    private static final List<ScopedStream> CREATED = new ArrayList<>();
-
-    private record Target(String name, SluiceClient client, String controllerUri, String scope) {
-        ScopedStream createStream(String stream) {
-            assertThat(client.streamManager().createStream(scope, stream, StreamConfiguration.builder()
-                    .scalingPolicy(ScalingPolicy.fixed(1)).build())).isTrue();
-            ScopedStream created = ScopedStream.of(scope, stream);
-            CREATED.add(created);
-            return created;
-        }
-    }
+    private static BothServers servers;
 
     @BeforeAll
     static void start() throws Exception {
         OfficialClient.build();
-        embedded = EmbeddedServer.builder().inMemory().build();
-        embeddedClient = SluiceClient.connect(embedded.controllerUri());
-        embeddedClient.streamManager().createScope(real.scope);
+        servers = new BothServers(real);
     }
 
-    /** Seals and deletes what the test created (frees the standalone's heap). */
     @AfterEach
     void deleteStreams() {
-        for (ScopedStream stream : CREATED) {
-            for (SluiceClient c : List.of(real.client, embeddedClient)) {
-                try {
-                    if (c.streamManager().listStreams(stream.scope()).contains(stream.name())) {
-                        c.streamManager().sealStream(stream.scope(), stream.name());
-                        c.streamManager().deleteStream(stream.scope(), stream.name());
-                    }
-                } catch (RuntimeException e) {
-                    System.err.println("could not delete " + stream + ": " + e);
-                }
-            }
-        }
-        CREATED.clear();
+        servers.deleteCreated();
     }
 
     @AfterAll
     static void stop() {
-        try {
-            real.streams.deleteScopeRecursive(real.scope);
-        } catch (RuntimeException e) {
-            System.err.println("could not delete scope " + real.scope + ": " + e);
-        }
-        if (embeddedClient != null) {
-            embeddedClient.close();
-        }
-        if (embedded != null) {
-            embedded.close();
+        if (servers != null) {
+            servers.close();
         }
     }
 
     private static Target target(String name) {
-        return name.equals("real")
-                ? new Target("real Pravega 0.13", real.client, RealPravega.controllerUri().toString(), real.scope)
-                : new Target("Sluice embedded server", embeddedClient, embedded.controllerUri(), real.scope);
+        return servers.target(name);
     }
 
     /** The driver's bytes ({@code ByteStreamInteropPart.content}). */

@@ -10,21 +10,17 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
-import io.sluice.admin.StreamManager;
-import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.common.Json;
-import io.sluice.server.EmbeddedServer;
+import io.sluice.compat.BothServers.Target;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ReaderGroupConfig;
-import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
-import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriterConfig;
 import io.sluice.wire.Event;
 import org.junit.jupiter.api.AfterAll;
@@ -57,69 +53,28 @@ class LargeEventCompatTest {
     @RegisterExtension
     static final RealPravegaScope real = new RealPravegaScope("compat-large");
 
-    private static EmbeddedServer embedded;
-    private static SluiceClient embeddedClient;
-
-    /** Streams the running test created, deleted after it. */
-    private static final List<ScopedStream> CREATED = new ArrayList<>();
-
-    /** A server to run against: Sluice's client of it, its controller URI, a scope on it. */
-    private record Target(String name, SluiceClient client, String controllerUri, String scope) {
-        ScopedStream createStream(String stream) {
-            StreamManager streams = client.streamManager();
-            assertThat(streams.createStream(scope, stream, StreamConfiguration.builder()
-                    .scalingPolicy(ScalingPolicy.fixed(1)).build())).isTrue();
-            ScopedStream created = ScopedStream.of(scope, stream);
-            CREATED.add(created);
-            return created;
-        }
-    }
-
-    /** Seals and deletes what the test created, on whichever server holds it (frees the standalone's heap). */
-    @AfterEach
-    void deleteStreams() {
-        for (ScopedStream stream : CREATED) {
-            for (SluiceClient c : List.of(real.client, embeddedClient)) {
-                try {
-                    if (c.streamManager().listStreams(stream.scope()).contains(stream.name())) {
-                        c.streamManager().sealStream(stream.scope(), stream.name());
-                        c.streamManager().deleteStream(stream.scope(), stream.name());
-                    }
-                } catch (RuntimeException e) {
-                    System.err.println("could not delete " + stream + ": " + e);
-                }
-            }
-        }
-        CREATED.clear();
-    }
+    private static BothServers servers;
 
     @BeforeAll
     static void start() throws Exception {
         OfficialClient.build();
-        embedded = EmbeddedServer.builder().inMemory().build();
-        embeddedClient = SluiceClient.connect(embedded.controllerUri());
-        embeddedClient.streamManager().createScope(real.scope);
+        servers = new BothServers(real);
+    }
+
+    @AfterEach
+    void deleteStreams() {
+        servers.deleteCreated();
     }
 
     @AfterAll
     static void stop() {
-        try {
-            real.streams.deleteScopeRecursive(real.scope);
-        } catch (RuntimeException e) {
-            System.err.println("could not delete scope " + real.scope + ": " + e);
-        }
-        if (embeddedClient != null) {
-            embeddedClient.close();
-        }
-        if (embedded != null) {
-            embedded.close();
+        if (servers != null) {
+            servers.close();
         }
     }
 
     private static Target target(String name) {
-        return name.equals("real")
-                ? new Target("real Pravega 0.13", real.client, RealPravega.controllerUri().toString(), real.scope)
-                : new Target("Sluice embedded server", embeddedClient, embedded.controllerUri(), real.scope);
+        return servers.target(name);
     }
 
     /** The bytes of the driver's event {@code index} ({@code LargeEventPart.content}): index, size, xorshift64. */

@@ -87,15 +87,7 @@ final class ByteStreamInteropPart {
         try (ByteStreamReader reader = factory.createByteStreamReader(run.options.stream())) {
             run.phase("bytestream-interop: reading " + size + " bytes");
             part.put("head", reader.fetchHeadOffset());
-            byte[] back = new byte[size];
-            int n = 0;
-            while (n < size) {
-                int got = reader.read(back, n, size - n);
-                if (got < 0) {
-                    throw new IOException("end of stream after " + n + " of " + size + " bytes");
-                }
-                n += got;
-            }
+            byte[] back = ByteStreamPart.readFully(reader, size);
             byte[] expected = content(size);
             part.check(Arrays.equals(expected, back), "bytes read differ from content(" + size
                     + ") (first difference at " + Arrays.mismatch(expected, back) + ")");

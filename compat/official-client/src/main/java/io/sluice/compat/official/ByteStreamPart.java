@@ -76,7 +76,7 @@ final class ByteStreamPart {
         }
     }
 
-    private static byte[] readFully(ByteStreamReader reader, int length) throws IOException {
+    static byte[] readFully(ByteStreamReader reader, int length) throws IOException {
         byte[] buf = new byte[length];
         int n = 0;
         while (n < length) {
