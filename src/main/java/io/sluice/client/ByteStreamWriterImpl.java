@@ -84,14 +84,17 @@ final class ByteStreamWriterImpl extends ByteStreamWriter implements SegmentWrit
         acquire(1);
         lock.lock();
         try {
-            checkOpen();
+            try {
+                checkOpen();
+            } catch (RuntimeException e) {
+                room.release(1);
+                throw e;
+            }
+            // from here the byte's room is the buffer's: given back when its append completes, or fails
             buffer[buffered++] = (byte) b;
             if (buffered == BUFFER_BYTES) {
                 queueBuffer();
             }
-        } catch (RuntimeException e) {
-            room.release(1);
-            throw e;
         } finally {
             lock.unlock();
         }
@@ -117,14 +120,16 @@ final class ByteStreamWriterImpl extends ByteStreamWriter implements SegmentWrit
             acquire(n);
             lock.lock();
             try {
-                checkOpen();
-                if (buffered > 0) {
-                    queueBuffer();
+                try {
+                    checkOpen();
+                    if (buffered > 0) {
+                        queueBuffer();
+                    }
+                } catch (RuntimeException e) {
+                    room.release(n);
+                    throw e;
                 }
-                queue(ByteBuffer.wrap(piece));
-            } catch (RuntimeException e) {
-                room.release(n);
-                throw e;
+                queue(ByteBuffer.wrap(piece)); // gives the piece's room back when it completes, or fails
             } finally {
                 lock.unlock();
             }
@@ -139,18 +144,21 @@ final class ByteStreamWriterImpl extends ByteStreamWriter implements SegmentWrit
         acquire(n);
         lock.lock();
         try {
-            checkOpen();
-            if (buffered + n > BUFFER_BYTES) {
-                queueBuffer();
+            try {
+                checkOpen();
+                if (buffered + n > BUFFER_BYTES) {
+                    queueBuffer();
+                }
+            } catch (RuntimeException e) {
+                room.release(n);
+                throw e;
             }
+            // from here the bytes' room is the buffer's: given back when its append completes, or fails
             src.get(buffer, buffered, n);
             buffered += n;
             if (buffered == BUFFER_BYTES) {
                 queueBuffer();
             }
-        } catch (RuntimeException e) {
-            room.release(n);
-            throw e;
         } finally {
             lock.unlock();
         }
@@ -177,7 +185,7 @@ final class ByteStreamWriterImpl extends ByteStreamWriter implements SegmentWrit
         boolean taken;
         try {
             taken = writer.queue(append);
-        } catch (SluiceException e) {
+        } catch (RuntimeException e) { // the writer failed, or was closed under a racing write
             append.future().completeExceptionally(e);
             throw e;
         }
