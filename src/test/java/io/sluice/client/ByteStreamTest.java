@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import io.sluice.bytestream.ByteStreamReader;
 import io.sluice.bytestream.ByteStreamWriter;
 import io.sluice.common.Deadline;
+import io.sluice.connection.ConnectionConfig;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.LoopbackProxy;
 import io.sluice.connection.TcpConnectionFactory;
@@ -151,25 +152,37 @@ class ByteStreamTest {
         }
     }
 
+    /**
+     * A pool whose keep-alive checks wait longer than any test: a connection whose replies a proxy holds back is not
+     * declared dead while the test looks at it.
+     */
+    private static ConnectionPool quietPool() {
+        ConnectionConfig config = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMinutes(10), Duration.ofMinutes(10));
+        return new ConnectionPool(new TcpConnectionFactory(config));
+    }
+
     @Test
     void writesArePipelinedNotOneRoundTripEach() throws IOException {
         try (LoopbackProxy proxy = new LoopbackProxy(server.segmentStoreEndpoint());
-             ConnectionPool pool = new ConnectionPool(new TcpConnectionFactory());
+             ConnectionPool pool = quietPool();
              ByteStreamWriterImpl out = new ByteStreamWriterImpl(STREAM, WriterConfig.DEFAULT, controller,
                      SegmentStores.over(pool, SegmentLocator.fixed(proxy.endpoint())))) {
             out.write(new byte[10]);
             out.flush(); // the session is set up
             proxy.holdReplies();
-            for (int i = 0; i < 100; i++) {
-                out.write(new byte[5000]);
+            try {
+                for (int i = 0; i < 100; i++) {
+                    out.write(new byte[5000]);
+                }
+                // every write returned while no acknowledgement came back; the server has them all
+                Deadline deadline = Deadline.after(Duration.ofSeconds(30));
+                while (segmentLength() < 10 + 100 * 5000 && !deadline.expired()) {
+                    Thread.yield();
+                }
+                assertThat(segmentLength()).isEqualTo(10 + 100 * 5000);
+            } finally {
+                proxy.release(); // else closing the writer would wait for acknowledgements forever
             }
-            // every write returned while no acknowledgement came back; the server has them all
-            Deadline deadline = Deadline.after(Duration.ofSeconds(30));
-            while (segmentLength() < 10 + 100 * 5000 && !deadline.expired()) {
-                Thread.yield();
-            }
-            assertThat(segmentLength()).isEqualTo(10 + 100 * 5000);
-            proxy.release();
             out.flush();
             assertThat(out.tailOffset()).isEqualTo(10 + 100 * 5000);
         }
@@ -179,21 +192,25 @@ class ByteStreamTest {
     void aLostConnectionResendsWhatWasNotAcknowledgedExactlyOnce() throws IOException {
         byte[] data = LargeEventTest.content(301 * 1000, 11);
         try (LoopbackProxy proxy = new LoopbackProxy(server.segmentStoreEndpoint());
-             ConnectionPool pool = new ConnectionPool(new TcpConnectionFactory());
+             ConnectionPool pool = quietPool();
              ByteStreamWriterImpl out = new ByteStreamWriterImpl(STREAM, WriterConfig.DEFAULT, controller,
                      SegmentStores.over(pool, SegmentLocator.fixed(proxy.endpoint())))) {
             out.write(data, 0, 1000);
             out.flush();
             proxy.holdReplies();
-            for (int off = 1000; off < data.length; off += 5000) {
-                out.write(data, off, Math.min(5000, data.length - off));
+            try {
+                for (int off = 1000; off < data.length; off += 5000) {
+                    out.write(data, off, Math.min(5000, data.length - off));
+                }
+                Deadline deadline = Deadline.after(Duration.ofSeconds(30));
+                while (segmentLength() < data.length && !deadline.expired()) {
+                    Thread.yield();
+                }
+                assertThat(segmentLength()).as("everything reached the server unacknowledged").isEqualTo(data.length);
+                assertThat(proxy.dropAll()).as("the writer's connection was cut").isPositive();
+            } finally {
+                proxy.release(); // else closing the writer would wait for acknowledgements forever
             }
-            Deadline deadline = Deadline.after(Duration.ofSeconds(30));
-            while (segmentLength() < data.length && !deadline.expired()) {
-                Thread.yield();
-            }
-            assertThat(proxy.dropAll()).isPositive();
-            proxy.release();
             out.flush();
             assertThat(proxy.connections()).as("a new connection took over").isGreaterThan(1);
         }
