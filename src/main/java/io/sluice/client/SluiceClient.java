@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.admin.ReaderGroupManager;
+import io.sluice.batch.BatchClient;
 import io.sluice.bytestream.ByteStreamReader;
 import io.sluice.bytestream.ByteStreamWriter;
 import io.sluice.controller.ControllerClient;
@@ -173,6 +174,18 @@ public final class SluiceClient implements AutoCloseable {
     public ByteStreamReader newByteStreamReader(String scope, String stream) {
         return new ByteStreamReaderImpl(ScopedStream.of(scope, stream), controller, stores);
     }
+
+    // ---- batch client (issue 15)
+
+    /**
+     * A batch client: the segments between two stream cuts and their events, read on their own and in parallel,
+     * without a reader group. See {@link BatchClient}. It uses this client's connections and lives as long as it.
+     */
+    public BatchClient batchClient() {
+        return new BatchClientImpl(controller, stores);
+    }
+
+    // ---- end of batch client
 
     /**
      * @param scope a scope

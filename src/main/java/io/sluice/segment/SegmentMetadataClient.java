@@ -6,6 +6,8 @@ import java.util.UUID;
 
 import io.sluice.segment.DelegationTokenProvider;
 import io.sluice.common.Deadline;
+import io.sluice.connection.Lease;
+import io.sluice.errors.IncompatibleServerException;
 import io.sluice.errors.InvalidRequestException;
 import io.sluice.errors.NoSuchSegmentException;
 import io.sluice.errors.ProtocolException;
@@ -46,6 +48,8 @@ import io.sluice.wire.WireProtocol;
  * <p>Thread-safe; every method blocks for its request.
  */
 public final class SegmentMetadataClient {
+    /** The first wire version with {@code LocateOffset}. */
+    public static final int LOCATE_OFFSET_VERSION = 17;
     /** Value of an attribute that is not set (Pravega's {@code NULL_VALUE}). */
     public static final long NO_VALUE = WireProtocol.NULL_ATTRIBUTE_VALUE;
 
@@ -227,16 +231,28 @@ public final class SegmentMetadataClient {
 
     /**
      * Where the event boundary at or after {@code offset} is, by the segment store's index (Pravega's
-     * {@code LocateOffset}, wire version 16 and later).
+     * {@code LocateOffset}, wire version {@value #LOCATE_OFFSET_VERSION} and later). The segment store's wire version
+     * (from the Hello exchange of the connection) is checked first: an older one does not know the command.
      *
      * @param offset an offset in the segment
      * @return the offset the segment store located
      * @throws SegmentTruncatedException if {@code offset} was truncated away
-     * @throws io.sluice.errors.ProtocolException if the segment store does not support the command
+     * @throws IncompatibleServerException if the segment store speaks a wire version before
+     *     {@value #LOCATE_OFFSET_VERSION}; the message names its version
      */
     public long locateOffset(long offset) {
         if (offset < 0) {
             throw new IllegalArgumentException("offset must not be negative: " + offset);
+        }
+        int version = calls.retrying("wire version of the segment store of " + segment, null, () -> {
+            try (Lease lease = calls.lease(segment, null)) {
+                return lease.flow().connection().negotiatedVersion();
+            }
+        });
+        if (version < LOCATE_OFFSET_VERSION) {
+            throw new IncompatibleServerException("the segment store of " + segment + " speaks wire version "
+                    + version + ", which has no LocateOffset (wire version " + LOCATE_OFFSET_VERSION
+                    + " and later): it cannot locate event boundaries");
         }
         return calls.call(segment, tokens, "location of offset " + offset + " in " + segment,
                 (id, token) -> new LocateOffset(id, segment, offset, token), OffsetLocated.class, null).offset();
