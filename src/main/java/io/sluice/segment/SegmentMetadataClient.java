@@ -245,7 +245,7 @@ public final class SegmentMetadataClient {
             throw new IllegalArgumentException("offset must not be negative: " + offset);
         }
         int version = calls.retrying("wire version of the segment store of " + segment, null, () -> {
-            try (Lease lease = calls.lease(segment, null)) {
+            try (Lease lease = calls.lease(segment, Deadline.after(calls.config().requestTimeout()))) {
                 return lease.flow().connection().negotiatedVersion();
             }
         });
