@@ -1,10 +1,11 @@
 package io.sluice.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.sluice.batch.BatchReads.event;
+import static io.sluice.batch.BatchReads.events;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,8 +33,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class BatchClientTest {
     private static final String SCOPE = "batch";
-    /** {@code e-00000}: 7 bytes, 15 framed. */
-    private static final int FRAMED = 15;
+    private static final int FRAMED = BatchReads.FRAMED;
 
     private EmbeddedServer server;
     private SluiceClient client;
@@ -62,17 +62,8 @@ class BatchClientTest {
         return ScopedStream.of(SCOPE, name);
     }
 
-    private static String event(int i) {
-        return String.format("e-%05d", i);
-    }
-
     private void write(ScopedStream stream, int from, int to) {
-        try (EventStreamWriter<String> w = client.newWriter(stream.scope(), stream.name(), Serializers.utf8())) {
-            for (int i = from; i < to; i++) {
-                w.write("key-" + (i % 7), event(i));
-            }
-            w.flush();
-        }
+        BatchReads.write(client, stream, from, to);
     }
 
     private StreamCut tail(ScopedStream stream) {
@@ -80,36 +71,11 @@ class BatchClientTest {
     }
 
     private List<String> readAll(SegmentRange range) {
-        List<String> out = new ArrayList<>();
-        try (SegmentIterator<String> it = batch.readSegment(range, Serializers.utf8())) {
-            while (it.hasNext()) {
-                out.add(it.next());
-            }
-            assertThat(it.offset()).as("offset at the end of " + range).isEqualTo(range.endOffset());
-        }
-        return out;
+        return BatchReads.readAll(batch, range);
     }
 
-    /** Reads every range on a virtual thread of its own. */
     private List<String> readParallel(List<SegmentRange> ranges) throws Exception {
-        List<Future<List<String>>> futures = new ArrayList<>();
-        for (SegmentRange r : ranges) {
-            futures.add(threads.submit(() -> readAll(r)));
-        }
-        List<String> all = new ArrayList<>();
-        for (Future<List<String>> f : futures) {
-            all.addAll(f.get());
-        }
-        Collections.sort(all);
-        return all;
-    }
-
-    private static List<String> events(int from, int to) {
-        List<String> out = new ArrayList<>();
-        for (int i = from; i < to; i++) {
-            out.add(event(i));
-        }
-        return out;
+        return BatchReads.readParallel(batch, ranges, threads);
     }
 
     @Test

@@ -1,22 +1,18 @@
 package io.sluice.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.sluice.batch.BatchReads.events;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.Future;
 
 import io.sluice.batch.BatchClient;
-import io.sluice.batch.SegmentIterator;
+import io.sluice.batch.BatchReads;
 import io.sluice.batch.SegmentRange;
 import io.sluice.errors.IncompatibleServerException;
-import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.KeyRange;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamCut;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,17 +29,8 @@ class BatchClientCompatTest {
     @RegisterExtension
     static final RealPravegaScope real = new RealPravegaScope("compat-batch");
 
-    private static String event(int i) {
-        return String.format("e-%05d", i);
-    }
-
     private static void write(ScopedStream s, int from, int to) {
-        try (EventStreamWriter<String> w = real.client.newWriter(s.scope(), s.name(), Serializers.utf8())) {
-            for (int i = from; i < to; i++) {
-                w.write("key-" + (i % 7), event(i));
-            }
-            w.flush();
-        }
+        BatchReads.write(real.client, s, from, to);
     }
 
     private static StreamCut tail(ScopedStream s) {
@@ -51,33 +38,7 @@ class BatchClientCompatTest {
     }
 
     private static List<String> readParallel(BatchClient batch, List<SegmentRange> ranges) throws Exception {
-        List<Future<List<String>>> futures = new ArrayList<>();
-        for (SegmentRange r : ranges) {
-            futures.add(real.threads.submit(() -> {
-                List<String> out = new ArrayList<>();
-                try (SegmentIterator<String> it = batch.readSegment(r, Serializers.utf8())) {
-                    while (it.hasNext()) {
-                        out.add(it.next());
-                    }
-                    assertThat(it.offset()).isEqualTo(r.endOffset());
-                }
-                return out;
-            }));
-        }
-        List<String> all = new ArrayList<>();
-        for (Future<List<String>> f : futures) {
-            all.addAll(f.get());
-        }
-        Collections.sort(all);
-        return all;
-    }
-
-    private static List<String> events(int from, int to) {
-        List<String> out = new ArrayList<>();
-        for (int i = from; i < to; i++) {
-            out.add(event(i));
-        }
-        return out;
+        return BatchReads.readParallel(batch, ranges, real.threads);
     }
 
     @Test
