@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.sluice.auth.AccessOperation;
@@ -174,7 +176,7 @@ final class KeyValueTableImpl implements KeyValueTable {
                 List<Integer> slice = indexes.subList(from, Math.min(indexes.size(),
                         from + TableSegmentClient.MAX_BATCH_SIZE));
                 List<ByteBuffer> wire = slice.stream().map(i -> keyBytes(keys.get(i))).toList();
-                List<java.util.Optional<TableSegmentEntry>> read = p.client().get(wire);
+                List<Optional<TableSegmentEntry>> read = p.client().get(wire);
                 for (int j = 0; j < slice.size(); j++) {
                     int index = slice.get(j);
                     out[index] = read.get(j).map(s -> entry(p, s)).orElse(null);
@@ -371,13 +373,13 @@ final class KeyValueTableImpl implements KeyValueTable {
     private static final class Flattening<S, T> implements Iterator<T> {
         private final Iterator<Partition> partitions;
         private final Function<Partition, Iterator<TableSegmentPage<S>>> pages;
-        private final java.util.function.BiFunction<Partition, S, T> convert;
+        private final BiFunction<Partition, S, T> convert;
         private Partition partition;
         private Iterator<TableSegmentPage<S>> pageIterator = Collections.emptyIterator();
         private Iterator<S> items = Collections.emptyIterator();
 
         Flattening(Range range, Function<Partition, Iterator<TableSegmentPage<S>>> pages,
-                   java.util.function.BiFunction<Partition, S, T> convert) {
+                   BiFunction<Partition, S, T> convert) {
             this.partitions = range.partitions().iterator();
             this.pages = pages;
             this.convert = convert;

@@ -96,9 +96,11 @@ class KeyValueTableCompatTest {
         Version v1 = t.update(new Put(key(1, 1), value("a")));
         assertThat(t.get(key(1, 1)).version()).isEqualTo(v1);
         assertThat(t.get(key(2, 2))).isNull();
-        assertThatThrownBy(() -> t.update(new Insert(key(1, 1), value("b")))).isInstanceOf(BadKeyVersionException.class);
+        assertThatThrownBy(() -> t.update(new Insert(key(1, 1), value("b"))))
+                .isInstanceOf(BadKeyVersionException.class);
         Version v2 = t.update(new Put(key(1, 1), value("b"), v1));
-        assertThatThrownBy(() -> t.update(new Put(key(1, 1), value("c"), v1))).isInstanceOf(BadKeyVersionException.class);
+        assertThatThrownBy(() -> t.update(new Put(key(1, 1), value("c"), v1)))
+                .isInstanceOf(BadKeyVersionException.class);
         assertThatThrownBy(() -> t.update(new Put(key(9, 9), value("c"), v1))).isInstanceOfAny(
                 NoSuchKeyException.class, BadKeyVersionException.class);
         List<Version> batch = t.update(List.of(new Put(key(1, 2), value("x")), new Insert(key(1, 3), value("y"))));
@@ -196,7 +198,8 @@ class KeyValueTableCompatTest {
         assertThatThrownBy(() -> t.update(new Put(key(1, 0), value("stale"), official)))
                 .isInstanceOf(BadKeyVersionException.class);
         List<TableEntry> iterated = new ArrayList<>();
-        t.iterator().maxIterationSize(2).forPrimaryKey(key(2, 0).primaryKey()).entries().forEachRemaining(iterated::add);
+        t.iterator().maxIterationSize(2).forPrimaryKey(key(2, 0).primaryKey()).entries()
+                .forEachRemaining(iterated::add);
         assertThat(iterated).extracting(KeyValueTableCompatTest::text)
                 .containsExactly("official:2:0", "official:2:1", "official:2:2");
         assertThat(target.client().keyValueTableManager().deleteKeyValueTable(target.scope(), name)).isTrue();

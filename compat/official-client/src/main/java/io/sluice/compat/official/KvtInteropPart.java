@@ -1,14 +1,14 @@
 package io.sluice.compat.official;
 
+import static io.sluice.compat.official.KvtPart.await;
+import static io.sluice.compat.official.KvtPart.failsConditionally;
+import static io.sluice.compat.official.KvtPart.text;
+import static io.sluice.compat.official.KvtPart.value;
+
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import io.pravega.client.KeyValueTableFactory;
-import io.pravega.client.tables.ConditionalTableUpdateException;
 import io.pravega.client.tables.IteratorItem;
 import io.pravega.client.tables.KeyValueTable;
 import io.pravega.client.tables.KeyValueTableClientConfiguration;
@@ -113,36 +113,5 @@ final class KvtInteropPart {
 
     static TableKey key(long i, int j) {
         return new TableKey(ByteBuffer.allocate(8).putLong(0, i), ByteBuffer.allocate(4).putInt(0, j));
-    }
-
-    private static ByteBuffer value(String s) {
-        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static String text(ByteBuffer b) {
-        ByteBuffer d = b.duplicate();
-        byte[] bytes = new byte[d.remaining()];
-        d.get(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    private static boolean failsConditionally(Run run, CompletableFuture<Version> update) throws Exception {
-        try {
-            update.get(run.remainingNanos(), TimeUnit.NANOSECONDS);
-            return false;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            while (cause != null && !(cause instanceof ConditionalTableUpdateException)) {
-                cause = cause.getCause();
-            }
-            if (cause == null) {
-                throw e;
-            }
-            return true;
-        }
-    }
-
-    private static <T> T await(Run run, CompletableFuture<T> f) throws Exception {
-        return f.get(run.remainingNanos(), TimeUnit.NANOSECONDS);
     }
 }
