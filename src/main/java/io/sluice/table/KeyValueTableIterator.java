@@ -7,8 +7,9 @@ import java.util.Iterator;
  * Builds iterations over a key-value table, as Pravega's {@code KeyValueTableIterator}: set the page size with
  * {@link #maxIterationSize(int)}, pick what to iterate with a {@code for...} method, then ask for
  * {@link Selection#keys()} or {@link Selection#entries()}. Entries are read a page (of at most
- * {@code maxIterationSize}) per request, lazily; within a partition they come ordered by key (unsigned bytes). Iterations over primary-key ranges or prefixes visit
- * every partition, one after another. Entries changed during the iteration may be seen old or new.
+ * {@code maxIterationSize}) per request, lazily; within a partition they come ordered by key (unsigned bytes).
+ * Iterations over primary-key ranges or prefixes visit every partition, one after another.
+ * Entries changed during the iteration may be seen old or new.
  */
 public interface KeyValueTableIterator {
     /** Page size unless set. */
