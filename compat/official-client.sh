@@ -12,6 +12,9 @@
 #                                                large events (> 8 MiB) written to / read from an existing stream
 #   compat/official-client.sh bytestream-interop --role write|read [options]
 #                                                raw bytes written (then sealed) / read on an existing byte stream
+#   compat/official-client.sh kvt-interop --role write|read [options]
+#                                                entries and versions written / read (+ conditional puts) on an
+#                                                existing key-value table (--stream is the table)
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
@@ -140,7 +143,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop) run_driver "$@" ;;
+  verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -148,5 +151,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop [options] | build | help"; exit 2 ;;
 esac

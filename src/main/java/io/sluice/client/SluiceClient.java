@@ -200,6 +200,25 @@ public final class SluiceClient implements AutoCloseable {
         return new StreamManagerImpl(controller, stores.calls());
     }
 
+    // ---- key-value tables (issue 15) ----
+
+    /** @return a manager of key-value tables (create, delete, list, configuration); cheap, shares this client */
+    public io.sluice.admin.KeyValueTableManager keyValueTableManager() {
+        return new KeyValueTableManagerImpl(controller);
+    }
+
+    /**
+     * Opens an existing key-value table: reads its configuration and partitions from the controller once.
+     *
+     * @param scope the scope
+     * @param name the table
+     * @return the table; it shares this client's connections
+     * @throws io.sluice.errors.NoSuchStreamException if there is no such table
+     */
+    public io.sluice.table.KeyValueTable keyValueTable(String scope, String name) {
+        return new KeyValueTableImpl(scope, name, controller, stores.calls());
+    }
+
     /** @return the controller client this client uses (internal: its type is not public API) */
     ControllerClient controller() {
         return controller;

@@ -99,6 +99,7 @@ public final class Driver {
                 case "watermarks" -> WatermarkPart.run(run, report);
                 case "large-events" -> LargeEventPart.run(run, report);
                 case "bytestream-interop" -> ByteStreamInteropPart.run(run, report);
+                case "kvt-interop" -> KvtInteropPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {

@@ -147,11 +147,11 @@ final class KvtPart {
         return new TableKey(ByteBuffer.allocate(Integer.BYTES).putInt(0, k));
     }
 
-    private static ByteBuffer value(String s) {
+    static ByteBuffer value(String s) {
         return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String text(ByteBuffer b) {
+    static String text(ByteBuffer b) {
         ByteBuffer d = b.duplicate();
         byte[] bytes = new byte[d.remaining()];
         d.get(bytes);
@@ -171,7 +171,7 @@ final class KvtPart {
     }
 
     /** @return true if the update failed with a {@link ConditionalTableUpdateException} */
-    private static boolean failsConditionally(Run run, CompletableFuture<Version> update) throws Exception {
+    static boolean failsConditionally(Run run, CompletableFuture<Version> update) throws Exception {
         try {
             update.get(run.remainingNanos(), TimeUnit.NANOSECONDS);
             return false;
@@ -187,7 +187,7 @@ final class KvtPart {
         }
     }
 
-    private static <T> T await(Run run, CompletableFuture<T> f) throws Exception {
+    static <T> T await(Run run, CompletableFuture<T> f) throws Exception {
         return f.get(run.remainingNanos(), TimeUnit.NANOSECONDS);
     }
 }

@@ -79,6 +79,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        --size allows), flushes and seals with closeAndSeal; --role read: the official
                        ByteStreamReader reads --size bytes from the head, checks them and that the sealed stream
                        then ends (read() = -1). Both report the CRC-32 of the bytes (see ByteStreamInteropPart)
+              kvt-interop  on the EXISTING key-value table --scope/--stream (8-byte primary, 4-byte secondary
+                       keys): --role write puts "official:i:j" under (i, j) for i < --events, j < 3 and reports
+                       the versions; --role read checks (i, j) hold "sluice:i:j", reports the versions read,
+                       iterates primary key 0, then puts (0, 0) conditionally on the version read (must work)
+                       and again on the same, now stale, version (must fail) (see KvtInteropPart)
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -108,8 +113,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                                       (begin, --txn-events writes, commit awaited), read back; reports
                                       events/s and commit latency p50/p99 under "transactions" (default 0)
               --txn-events N          bench: events per transaction, default 100
-              --role write|read       watermarks, large-events, bytestream-interop: which side the official
-                                      client plays
+              --role write|read       watermarks, large-events, bytestream-interop, kvt-interop: which side the
+                                      official client plays
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -135,8 +140,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (mode.equals("-h") || mode.equals("--help") || mode.equals("help")) {
             throw new UsageException("help");
         }
-        if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop")
-                .contains(mode)) {
+        if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop",
+                "kvt-interop").contains(mode)) {
             throw new UsageException("unknown mode '" + mode
                     + "': expected verify, bench, route, txn-interop, watermarks or large-events");
         }
@@ -272,12 +277,16 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("bytestream-interop needs --role write|read, --scope and --stream (an existing "
                     + "stream of one segment)");
         }
+        boolean kvt = mode.equals("kvt-interop");
+        if (kvt && (role == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("kvt-interop needs --role write|read, --scope and --stream (an existing table)");
+        }
         if (size > Payload.MAX_EVENT_BYTES && !large && !bytes && !(mode.equals("bench") && largeEvents)) {
             throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
                     + "large-events, or bench --large-events");
         }
         boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
-                || large || bytes;
+                || large || bytes || kvt;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
                 txnId, leaseSeconds, role, largeEvents, byteStream);
