@@ -64,7 +64,8 @@ final class KeyValueTableImpl implements KeyValueTable {
         List<Partition> list = new ArrayList<>();
         for (SegmentWithRange r : segments.ranges()) {
             Segment s = r.segment();
-            String qualified = scope + "/" + name + "_kvtable/" + s.number() + ".#epoch." + s.epoch();
+            // a table's partitions are the segments of its stream "<name>_kvtable"
+            String qualified = new Segment(scope, name + "_kvtable", s.segmentId()).qualifiedName();
             list.add(new Partition(s.segmentId(), r.high(), new TableSegmentClient(calls, qualified, tokens)));
         }
         if (list.isEmpty()) {
