@@ -24,6 +24,12 @@ import picocli.CommandLine.Option;
             "With --byte-stream the run measures a byte stream instead: --events writes of --size bytes to a new "
                 + "one-segment stream and a flush, then a reader reads them back and checks every byte; it reports "
                 + "write.mb_per_s and read.mb_per_s, as compat/official-client.sh bench --byte-stream does.",
+            "With --kvt the run measures a key-value table instead (see docs/key-value-tables.md): on a new table of "
+                + "--segments partitions (8-byte primary, 4-byte secondary keys), --kvt-concurrency callers run "
+                + "--events single puts of --size-byte values, --events gets of them, then batches of --kvt-batch "
+                + "puts under one primary key and a getAll of each batch, every call awaited and every value checked; "
+                + "it reports entries/s and p50/p99 latency per phase under \"kvt\", as compat/official-client.sh "
+                + "bench --kvt does.",
             "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>).",
             "--json prints one line with the keys of compat/official-client.sh bench (write.events_per_s, "
                 + "read.events_per_s, latency.p50_us, latency.p99_us, verify.ok, ...), so the two clients can be "
@@ -48,7 +54,22 @@ final class BenchCommand extends ClientCommand {
                     + "stream, a flush, then one reader reads them all back and checks them")
     boolean byteStream;
 
+    @Option(names = "--kvt", order = 9,
+            description = "measure a key-value table instead: single puts, gets, batched puts and getAll")
+    boolean kvt;
+
+    @Option(names = "--kvt-concurrency", paramLabel = "C", defaultValue = "1", order = 10,
+            description = "with --kvt, concurrent callers (virtual threads); 1 is the latency run (default: "
+                    + "${DEFAULT-VALUE})")
+    int kvtConcurrency;
+
+    @Option(names = "--kvt-batch", paramLabel = "B", defaultValue = "100", order = 11,
+            description = "with --kvt, entries per atomic batch, 1 to " + KvtWorkload.MAX_BATCH + " (default: "
+                    + "${DEFAULT-VALUE})")
+    int kvtBatch;
+
     private Workload.Settings settings;
+    private KvtWorkload.Settings kvtSettings;
 
     @Override
     void validate() {
@@ -61,6 +82,14 @@ final class BenchCommand extends ClientCommand {
         }
         if (byteStream && (transactions > 0 || settings.largeEvents())) {
             throw new IllegalArgumentException("--byte-stream does not go with --transactions or --large-events");
+        }
+        if (kvt) {
+            if (byteStream || transactions > 0 || settings.largeEvents()) {
+                throw new IllegalArgumentException("--kvt does not go with --byte-stream, --transactions or "
+                        + "--large-events");
+            }
+            kvtSettings = new KvtWorkload.Settings(settings.events(), settings.size(), settings.segments(),
+                    kvtConcurrency, kvtBatch);
         }
         if (transactions > 0) {
             long events = (long) transactions * txnEvents;
@@ -77,6 +106,14 @@ final class BenchCommand extends ClientCommand {
     Result execute(SluiceClient client) {
         String suffix = randomSuffix();
         ScopedStream stream = ScopedStream.of("sluice-bench-" + suffix, "events-" + suffix);
+        if (kvt) {
+            KvtWorkload.Report report = KvtWorkload.run(client, stream.scope(), "kvt-" + suffix, kvtSettings);
+            List<String> lines = new ArrayList<>();
+            lines.add("Sluice bench (key-value table) against " + config.controllerUri());
+            lines.addAll(report.lines());
+            return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
+                    report.ok() ? 0 : FAILED);
+        }
         if (byteStream) {
             ByteStreamWorkload.Report report = ByteStreamWorkload.run(client, stream, settings.events(),
                     settings.size());
