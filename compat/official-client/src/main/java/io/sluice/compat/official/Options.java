@@ -38,11 +38,15 @@ import java.util.Set;
  * @param role            watermarks and large-events: {@code write} or {@code read}; else null
  * @param largeEvents     bench: the writer enables large events (needed for --size over 8 MiB)
  * @param byteStream      bench: measure a byte stream ({@link ByteStreamBench}) instead of events
+ * @param kvt             bench: measure a key-value table ({@link KvtBenchPart}) instead of events
+ * @param kvtConcurrency  bench --kvt: concurrent callers
+ * @param kvtBatch        bench --kvt: entries per atomic batch
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
                boolean keep, Path keysFile, String action, int transactions, int txnEvents, String writer,
-               String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream) {
+               String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream,
+               boolean kvt, int kvtConcurrency, int kvtBatch) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
@@ -101,6 +105,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --byte-stream           bench: --events writes of --size bytes to a one-segment byte stream
                                       (ByteStreamWriter), flush, then ByteStreamReader reads and checks them;
                                       reports write.mb_per_s and read.mb_per_s (see ByteStreamBench)
+              --kvt                   bench: a key-value table instead (--segments partitions): --events single
+                                      puts and gets, batches of --kvt-batch puts and getAll, by
+                                      --kvt-concurrency callers; reports entries/s, p50/p99 (see KvtBenchPart)
+              --kvt-concurrency C     bench --kvt: concurrent callers, default 1 (the latency run)
+              --kvt-batch B           bench --kvt: entries per atomic batch (one primary key), default 100
               --large-events          bench: the writer enables large events (events over 8 MiB go through
                                       transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
@@ -163,6 +172,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         String role = null;
         boolean largeEvents = false;
         boolean byteStream = false;
+        boolean kvtBench = false;
+        int kvtConcurrency = 1;
+        int kvtBatch = 100;
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
@@ -201,6 +213,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                     throw new UsageException("--byte-stream takes no value");
                 }
                 byteStream = true;
+                continue;
+            }
+            if (name.equals("--kvt")) {
+                if (value != null) {
+                    throw new UsageException("--kvt takes no value");
+                }
+                kvtBench = true;
                 continue;
             }
             if (name.equals("-h") || name.equals("--help")) {
@@ -253,6 +272,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 case "--transactions" -> transactions = intArg(name, value, 0, 10_000_000);
                 case "--txn-events" -> txnEvents = intArg(name, value, 1, 10_000_000);
                 case "--role" -> role = roleArg(value);
+                case "--kvt-concurrency" -> kvtConcurrency = intArg(name, value, 1, 10_000);
+                case "--kvt-batch" -> kvtBatch = intArg(name, value, 1, 256);
                 default -> throw new UsageException("unknown option '" + name + "'");
             }
         }
@@ -289,7 +310,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 || large || bytes || kvt;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
-                txnId, leaseSeconds, role, largeEvents, byteStream);
+                txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch);
     }
 
     private static String roleArg(String value) throws UsageException {
