@@ -9,6 +9,7 @@
 #   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
 #                          [--transactions T --txn-events N] [--large-events] [--byte-stream]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
+#                          [--kvt [--kvt-concurrency C] [--kvt-batch B]]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
 # rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). L awaited writes (default 2000)
@@ -18,6 +19,10 @@
 # --events writes of --size bytes to a byte stream and read them back, and the table shows MB/s. The launcher's
 # startup caches are made before anything is timed. Needs the ports 19000-19002, 19010-19011 and 19020-19021 free.
 # Run it on a quiet machine: it measures throughput.
+# --kvt has both clients measure a key-value table of --segments partitions (single puts and gets of --events keys,
+# batches of B puts under one primary key and a getAll of each, values of --size bytes), once with 1 caller (latency)
+# and once with C concurrent callers (default 16: throughput); the table shows ops/s (entries/s for batches) and
+# p50/p99 per phase, and a sluice/official row with the throughput ratios.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -25,6 +30,7 @@ cd "$repo"
 
 events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0 bytes=0
 servers=sluice-mem,sluice-fsync,pravega
+kvt=0 kvt_conc=16 kvt_batch=100
 out=target/bench-matrix
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,7 +46,10 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --large-events) large=1; shift ;;
     --byte-stream) bytes=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --kvt) kvt=1; shift ;;
+    --kvt-concurrency) kvt_conc=$2; shift 2 ;;
+    --kvt-batch) kvt_batch=$2; shift 2 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     *) echo "bench-matrix: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -126,8 +135,24 @@ if [ "$bytes" = 1 ]; then
   txn_args+=(--byte-stream)
 fi
 
+run_kvt() { # client server round: the kvt workload with 1 caller and with kvt_conc callers
+  local client=$1 server=$2 round=$3 c f cmd
+  for c in 1 "$kvt_conc"; do
+    f="$out/$server-$client-c$c-$round.json"
+    if [ "$client" = sluice ]; then cmd=(./sluice bench --json); else cmd=(compat/official-client.sh bench); fi
+    "${cmd[@]}" --kvt --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
+      --kvt-concurrency "$c" --kvt-batch "$kvt_batch" >"$f" 2>"${f%.json}.log" || true
+    if [ -s "$f" ] && json_ok "$f"; then
+      say "$server $client x$c round $round: put $(json_num "$f" put ops_per_s)/s, get $(json_num "$f" get ops_per_s)/s, batch put $(json_num "$f" batch_put entries_per_s) entries/s, getAll $(json_num "$f" batch_get entries_per_s) entries/s"
+    else
+      say "$server $client x$c round $round: FAILED (see ${f%.json}.log)"
+    fi
+  done
+}
+
 run_client() { # client server round
   local client=$1 server=$2 round=$3 f="$out/$2-$1-$3.json"
+  if [ "$kvt" = 1 ]; then run_kvt "$@"; return; fi
   case "$client" in
     sluice) ./sluice bench --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
               --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" --json >"$f" 2>"${f%.json}.log" \
@@ -181,6 +206,39 @@ colf() { # as col, for values with decimals (one kept)
     else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'
 }
 fails() { local n=0 f; for f in "$out/$1-$2-"*.json; do { [ -s "$f" ] && json_ok "$f"; } || n=$((n + 1)); done; echo $n; }
+
+if [ "$kvt" = 1 ]; then
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); key-value table of" \
+    "$segments partitions, $events keys x $size B, batches of $kvt_batch; median of $rounds rounds"
+  echo
+  echo "| server | client | callers | put ops/s | put p50 us | put p99 us | get ops/s | get p50 us | get p99 us |" \
+    "batch put entries/s | p50 us | p99 us | getAll entries/s | p50 us | p99 us | failed runs |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for kind in "${kinds[@]}"; do
+    for c in 1 "$kvt_conc"; do
+      declare -A rate=()
+      for client in official sluice; do
+        row="| $kind | $client | $c |"
+        for ph in put get batch_put batch_get; do
+          key=ops_per_s
+          [ "${ph#batch_}" != "$ph" ] && key=entries_per_s
+          rate[$client-$ph]=$(col "$kind" "$client-c$c" "$ph" "$key")
+          row="$row ${rate[$client-$ph]} | $(col "$kind" "$client-c$c" "$ph" p50_us) |"
+          row="$row $(col "$kind" "$client-c$c" "$ph" p99_us) |"
+        done
+        echo "$row $(fails "$kind" "$client-c$c") |"
+      done
+      row="| $kind | sluice/official | $c |"
+      for ph in put get batch_put batch_get; do
+        row="$row $(awk -v s="${rate[sluice-$ph]}" -v o="${rate[official-$ph]}" \
+          'BEGIN {if (o + 0 > 0 && s != "-") printf "%.2fx", s / o; else printf "-"}') | | |"
+      done
+      echo "$row |"
+    done
+  done
+  exit 0
+fi
 
 if [ "$transactions" -gt 0 ]; then
   echo
