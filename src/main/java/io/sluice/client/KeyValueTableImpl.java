@@ -13,9 +13,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.sluice.auth.AccessOperation;
 import io.sluice.common.KeyHash;
+import io.sluice.common.Threads;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.StreamSegments;
 import io.sluice.errors.BadKeyVersionException;
@@ -169,21 +171,26 @@ final class KeyValueTableImpl implements KeyValueTable {
             checkKey(k, "key " + i);
             byPartition.computeIfAbsent(partitionOf(k.primaryKey()), x -> new ArrayList<>()).add(i);
         }
+        // the partitions' reads (of at most MAX_BATCH_SIZE keys each) go out at once, as Pravega's client sends them
         TableEntry[] out = new TableEntry[keys.size()];
+        List<Supplier<Void>> reads = new ArrayList<>();
         for (Map.Entry<Partition, List<Integer>> e : byPartition.entrySet()) {
             Partition p = e.getKey();
             List<Integer> indexes = e.getValue();
             for (int from = 0; from < indexes.size(); from += TableSegmentClient.MAX_BATCH_SIZE) {
                 List<Integer> slice = indexes.subList(from, Math.min(indexes.size(),
                         from + TableSegmentClient.MAX_BATCH_SIZE));
-                List<ByteBuffer> wire = slice.stream().map(i -> keyBytes(keys.get(i))).toList();
-                List<Optional<TableSegmentEntry>> read = p.client().get(wire);
-                for (int j = 0; j < slice.size(); j++) {
-                    int index = slice.get(j);
-                    out[index] = read.get(j).map(s -> entry(p, s)).orElse(null);
-                }
+                reads.add(() -> {
+                    List<ByteBuffer> wire = slice.stream().map(i -> keyBytes(keys.get(i))).toList();
+                    List<Optional<TableSegmentEntry>> read = p.client().get(wire);
+                    for (int j = 0; j < slice.size(); j++) {
+                        out[slice.get(j)] = read.get(j).map(s -> entry(p, s)).orElse(null);
+                    }
+                    return null;
+                });
             }
         }
+        Threads.all("sluice-kvt-read-", reads);
         return Collections.unmodifiableList(Arrays.asList(out));
     }
 

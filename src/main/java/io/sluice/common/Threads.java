@@ -1,12 +1,21 @@
 package io.sluice.common;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.sluice.errors.StreamingInterruptedException;
 
 /**
  * The one place Sluice creates threads: virtual threads with readable names and an uncaught-exception handler
@@ -65,6 +74,64 @@ public final class Threads {
      */
     public static ExecutorService perTaskExecutor(String prefix) {
         return Executors.newThreadPerTaskExecutor(virtualFactory(prefix));
+    }
+
+    /**
+     * Runs blocking tasks at the same time, each on a virtual thread of its own (a single task on the caller's
+     * thread), and returns their results in order: for requests that need not wait for each other.
+     *
+     * @param prefix thread name prefix
+     * @param tasks the tasks; a result may be null
+     * @return their results, in the tasks' order
+     * @throws RuntimeException the first failure (the first to happen), as its task threw it; the tasks still
+     *     running are interrupted, and the call returns once all have ended
+     * @throws StreamingInterruptedException if the caller was interrupted while waiting (the tasks are interrupted)
+     */
+    public static <T> List<T> all(String prefix, List<? extends Supplier<? extends T>> tasks) {
+        int n = tasks.size();
+        if (n <= 1) {
+            List<T> one = new ArrayList<>(n);
+            if (n == 1) {
+                one.add(tasks.getFirst().get());
+            }
+            return one;
+        }
+        Object[] results = new Object[n];
+        List<Future<Void>> futures = new ArrayList<>(n);
+        try (ExecutorService threads = perTaskExecutor(prefix)) {
+            CompletionService<Void> done = new ExecutorCompletionService<>(threads);
+            for (int i = 0; i < n; i++) {
+                Supplier<? extends T> task = tasks.get(i);
+                int index = i;
+                futures.add(done.submit(() -> {
+                    results[index] = task.get();
+                    return null;
+                }));
+            }
+            try {
+                for (int i = 0; i < n; i++) {
+                    done.take().get();
+                }
+            } catch (ExecutionException e) {
+                futures.forEach(f -> f.cancel(true));
+                switch (e.getCause()) {
+                    case RuntimeException r -> throw r;
+                    case Error r -> throw r;
+                    default -> throw new IllegalStateException("a task of " + prefix + " failed", e.getCause());
+                }
+            } catch (InterruptedException e) {
+                futures.forEach(f -> f.cancel(true));
+                Thread.currentThread().interrupt();
+                throw new StreamingInterruptedException("interrupted while waiting for the tasks of " + prefix, e);
+            }
+        }
+        List<T> out = new ArrayList<>(n);
+        for (Object r : results) {
+            @SuppressWarnings("unchecked")
+            T t = (T) r;
+            out.add(t);
+        }
+        return out;
     }
 
     /** @return how many virtual threads started here are running now (started and not yet finished) */

@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
+import io.sluice.common.Threads;
 import io.sluice.errors.BadKeyVersionException;
 import io.sluice.errors.InvalidRequestException;
 import io.sluice.errors.NoSuchKeyException;
@@ -120,7 +122,7 @@ public final class TableSegmentClient {
 
     /**
      * Keys per read: the reply must stay below the frame limit even if every value is as long as it may be
-     * (Pravega's client splits reads the same way).
+     * (Pravega's client splits reads the same way, and sends up to 5 of them at once).
      */
     static final int MAX_KEYS_PER_READ = MAX_BATCH_BYTES / (MAX_KEY_LENGTH + MAX_VALUE_LENGTH);
     /** Wire bytes of a key besides its data: payload size, data length, version. */
@@ -233,8 +235,8 @@ public final class TableSegmentClient {
 
     /**
      * Reads several keys. Up to {@value #MAX_KEYS_PER_READ} keys are read in one request (the most whose longest
-     * possible values fit in one reply), more in several, one after another: then the result is no snapshot of one
-     * moment.
+     * possible values fit in one reply), more in several sent at once (each from a virtual thread of its own, so
+     * they take about one round trip): then the result is no snapshot of one moment.
      *
      * @param keys the keys, at most {@value #MAX_BATCH_SIZE}; duplicates are read twice
      * @return one element per key, in order: the entry, or empty if the key does not exist
@@ -251,20 +253,29 @@ public final class TableSegmentClient {
             wire.add(new TableKey(key, NO_VERSION));
         }
         checkBatch(wire.size(), bytes, false);
-        List<Optional<TableSegmentEntry>> out = new ArrayList<>(wire.size());
+        List<Supplier<List<Optional<TableSegmentEntry>>>> reads = new ArrayList<>();
         for (int from = 0; from < wire.size(); from += MAX_KEYS_PER_READ) {
             List<TableKey> slice = wire.subList(from, Math.min(wire.size(), from + MAX_KEYS_PER_READ));
-            TableRead r = calls.call(segment, tokens, "read of " + slice.size() + " keys of table segment " + segment,
-                    (id, token) -> new ReadTable(id, segment, token, slice), TableRead.class, null);
-            List<TableEntry> entries = r.entries().entries();
-            if (entries.size() != slice.size()) {
-                throw new ProtocolException("segment store answered a read of " + slice.size() + " keys of table "
-                        + "segment " + segment + " with " + entries.size() + " entries");
-            }
-            for (TableEntry e : entries) {
-                long version = e.key().keyVersion();
-                out.add(version == NOT_EXISTS ? Optional.empty() : Optional.of(entry(e)));
-            }
+            reads.add(() -> read(slice));
+        }
+        List<Optional<TableSegmentEntry>> out = new ArrayList<>(wire.size());
+        Threads.all("sluice-table-read-", reads).forEach(out::addAll);
+        return out;
+    }
+
+    /** One request: the entries of {@code keys} (at most {@link #MAX_KEYS_PER_READ}), empty for missing ones. */
+    private List<Optional<TableSegmentEntry>> read(List<TableKey> keys) {
+        TableRead r = calls.call(segment, tokens, "read of " + keys.size() + " keys of table segment " + segment,
+                (id, token) -> new ReadTable(id, segment, token, keys), TableRead.class, null);
+        List<TableEntry> entries = r.entries().entries();
+        if (entries.size() != keys.size()) {
+            throw new ProtocolException("segment store answered a read of " + keys.size() + " keys of table "
+                    + "segment " + segment + " with " + entries.size() + " entries");
+        }
+        List<Optional<TableSegmentEntry>> out = new ArrayList<>(entries.size());
+        for (TableEntry e : entries) {
+            long version = e.key().keyVersion();
+            out.add(version == NOT_EXISTS ? Optional.empty() : Optional.of(entry(e)));
         }
         return out;
     }

@@ -1,16 +1,20 @@
 package io.sluice.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The counters of {@link Threads}: live virtual threads and uncaught exceptions. */
+/** The counters of {@link Threads} (live virtual threads, uncaught exceptions) and {@link Threads#all}. */
 @Timeout(30)
 class ThreadsTest {
 
@@ -59,6 +63,45 @@ class ThreadsTest {
             Thread.onSpinWait();
         }
         assertThat(Threads.uncaughtExceptions()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void allRunsTheTasksAtOnceAndKeepsTheirOrder() {
+        int n = 5;
+        CountDownLatch all = new CountDownLatch(n);
+        List<Supplier<Integer>> tasks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int value = i * 10;
+            tasks.add(() -> {
+                // every task waits for all the others to start: only tasks that run at once get past this
+                all.countDown();
+                await(all);
+                return value;
+            });
+        }
+        assertThat(Threads.all("threads-test-all-", tasks)).containsExactly(0, 10, 20, 30, 40);
+        assertThat(Threads.all("threads-test-all-", List.<Supplier<String>>of(() -> null))).containsExactly(
+                (String) null);
+        assertThat(Threads.all("threads-test-all-", List.<Supplier<String>>of())).isEmpty();
+    }
+
+    @Test
+    void allThrowsTheFirstFailureAndInterruptsTheTasksStillRunning() {
+        CountDownLatch never = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        List<Supplier<String>> tasks = List.of(() -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+            return "waited";
+        }, () -> {
+            throw new IllegalArgumentException("expected by ThreadsTest");
+        });
+        assertThatThrownBy(() -> Threads.all("threads-test-all-", tasks)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("expected by ThreadsTest");
+        assertThat(interrupted.getCount()).isZero();
     }
 
     private static void await(CountDownLatch latch) {
