@@ -57,7 +57,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        reader group (count, content, per-key order, no duplicates), transactions (commit, abort),
                        key-value table, byte stream, state synchronizer
               bench    write/read throughput and awaited-write latency (the workload of `sluice bench`);
-                       with --transactions, transactions and their commit latency instead
+                       with --transactions, transactions and their commit latency instead; with --kvt, a
+                       key-value table's puts, gets, batched puts and getAll (see KvtBenchPart)
               route    writes one event "official:<i>" with the i-th routing key of --keys-file to the EXISTING
                        --scope/--stream (nothing created or deleted), so another client can check where the
                        official client routed each key
