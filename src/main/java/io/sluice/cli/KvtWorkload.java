@@ -114,8 +114,8 @@ final class KvtWorkload {
             m.put("entries", (long) ops * entriesPerOp);
             m.put("ops_per_s", seconds == 0 ? 0 : Math.round(ops / seconds));
             m.put("entries_per_s", seconds == 0 ? 0 : Math.round((long) ops * entriesPerOp / seconds));
-            m.put("p50_us", percentile(micros, 0.50));
-            m.put("p99_us", percentile(micros, 0.99));
+            m.put("p50_us", Workload.percentile(micros, 0.50));
+            m.put("p99_us", Workload.percentile(micros, 0.99));
             m.put("max_us", micros.length == 0 ? 0 : micros[micros.length - 1]);
             m.put("seconds", seconds);
             m.put("wrong", wrong);
@@ -125,9 +125,10 @@ final class KvtWorkload {
 
         String line(String name) {
             double seconds = nanos / 1e9;
+            long rate = seconds == 0 ? 0 : Math.round((long) ops * entriesPerOp / seconds);
             return String.format(Locale.ROOT, "%-9s %,d ops x %d in %.2f s: %,d entries/s, p50 %.2f ms, p99 %.2f ms",
-                    name, ops, entriesPerOp, seconds, seconds == 0 ? 0 : Math.round((long) ops * entriesPerOp
-                            / seconds), percentile(micros, 0.50) / 1000.0, percentile(micros, 0.99) / 1000.0);
+                    name, ops, entriesPerOp, seconds, rate, Workload.percentile(micros, 0.50) / 1000.0,
+                    Workload.percentile(micros, 0.99) / 1000.0);
         }
     }
 
@@ -170,12 +171,7 @@ final class KvtWorkload {
                 verify.put("error", wrong() + " reads returned a missing or wrong value");
             }
             json.put("verify", verify);
-            Map<String, Object> clean = new LinkedHashMap<>();
-            clean.put("ok", cleanupError == null);
-            if (cleanupError != null) {
-                clean.put("error", cleanupError);
-            }
-            json.put("cleanup", clean);
+            json.put("cleanup", Workload.cleanupJson(cleanupError));
             json.put("total_ms", totalNanos / 1_000_000);
             return json;
         }
@@ -351,14 +347,5 @@ final class KvtWorkload {
         long[] sorted = Arrays.copyOf(micros, done.get());
         Arrays.sort(sorted);
         return new Phase(done.get(), entriesPerOp, nanos, sorted, wrong.get(), failed.get());
-    }
-
-    /** Nearest rank; 0 without samples. */
-    private static long percentile(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        int rank = (int) Math.ceil(p * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 }

@@ -61,20 +61,15 @@ final class TxnWorkload {
             txns.put("events_per_txn", txnEvents);
             txns.put("events_per_s", writeNanos == 0 ? 0 : Math.round(settings.events() * 1e9 / writeNanos));
             txns.put("txns_per_s", writeNanos == 0 ? 0 : transactions * 1e9 / writeNanos);
-            txns.put("commit_p50_ms", percentile(commitMicros, 0.50) / 1000.0);
-            txns.put("commit_p99_ms", percentile(commitMicros, 0.99) / 1000.0);
+            txns.put("commit_p50_ms", Workload.percentile(commitMicros, 0.50) / 1000.0);
+            txns.put("commit_p99_ms", Workload.percentile(commitMicros, 0.99) / 1000.0);
             txns.put("commit_max_ms", commitMicros.length == 0 ? 0 : commitMicros[commitMicros.length - 1] / 1000.0);
-            txns.put("txn_p50_ms", percentile(txnMicros, 0.50) / 1000.0);
-            txns.put("txn_p99_ms", percentile(txnMicros, 0.99) / 1000.0);
+            txns.put("txn_p50_ms", Workload.percentile(txnMicros, 0.50) / 1000.0);
+            txns.put("txn_p99_ms", Workload.percentile(txnMicros, 0.99) / 1000.0);
             json.put("transactions", txns);
             json.put("read", Workload.rate(settings, verdict.read(), readNanos));
             json.put("verify", verdict.json());
-            Map<String, Object> clean = new LinkedHashMap<>();
-            clean.put("ok", cleanupError == null);
-            if (cleanupError != null) {
-                clean.put("error", cleanupError);
-            }
-            json.put("cleanup", clean);
+            json.put("cleanup", Workload.cleanupJson(cleanupError));
             json.put("total_ms", totalNanos / 1_000_000);
             return json;
         }
@@ -91,7 +86,8 @@ final class TxnWorkload {
                     seconds == 0 ? 0 : transactions / seconds));
             lines.add(String.format(Locale.ROOT,
                     "commit    p50 %.2f ms, p99 %.2f ms, max %.2f ms (commit to COMMITTED)",
-                    percentile(commitMicros, 0.50) / 1000.0, percentile(commitMicros, 0.99) / 1000.0,
+                    Workload.percentile(commitMicros, 0.50) / 1000.0,
+                    Workload.percentile(commitMicros, 0.99) / 1000.0,
                     commitMicros.length == 0 ? 0 : commitMicros[commitMicros.length - 1] / 1000.0));
             double readSeconds = readNanos / 1e9;
             lines.add(String.format(Locale.ROOT, "read      %,d events in %.2f s: %,d events/s", verdict.read(),
@@ -102,15 +98,6 @@ final class TxnWorkload {
                 lines.add("cleanup   incomplete: " + cleanupError);
             }
             return lines;
-        }
-
-        /** Nearest rank; 0 without samples. */
-        private static long percentile(long[] sorted, double p) {
-            if (sorted.length == 0) {
-                return 0;
-            }
-            int rank = (int) Math.ceil(p * sorted.length);
-            return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
         }
     }
 

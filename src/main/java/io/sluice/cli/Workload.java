@@ -334,6 +334,33 @@ final class Workload {
     }
 
     /** @return a phase's {@code events_per_s}, {@code mb_per_s} and {@code seconds}, as the driver names them */
+    /**
+     * Nearest rank: the smallest value with at least {@code p} of them at or below it.
+     *
+     * @param sorted the values, in ascending order
+     * @return the percentile; 0 without values
+     */
+    static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    /**
+     * @param error what the clean-up could not do, or {@code null} if it did everything
+     * @return a run's {@code cleanup} object: {@code ok}, and the error if there is one
+     */
+    static Map<String, Object> cleanupJson(String error) {
+        Map<String, Object> clean = new LinkedHashMap<>();
+        clean.put("ok", error == null);
+        if (error != null) {
+            clean.put("error", error);
+        }
+        return clean;
+    }
+
     static Map<String, Object> rate(Settings settings, long events, long nanos) {
         Map<String, Object> m = new LinkedHashMap<>();
         double seconds = nanos / 1e9;
@@ -446,13 +473,8 @@ final class Workload {
                     seconds == 0 ? 0 : events * (double) settings.size() / 1e6 / seconds);
         }
 
-        /** Nearest rank: the smallest latency with at least {@code p} of them at or below it; 0 without samples. */
         private long percentile(double p) {
-            if (latencyMicros.length == 0) {
-                return 0;
-            }
-            int rank = (int) Math.ceil(p * latencyMicros.length);
-            return latencyMicros[Math.max(0, Math.min(latencyMicros.length - 1, rank - 1))];
+            return Workload.percentile(latencyMicros, p);
         }
     }
 
