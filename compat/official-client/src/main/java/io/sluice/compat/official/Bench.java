@@ -37,6 +37,9 @@ final class Bench {
         if (o.transactions() > 0) {
             return TxnBench.run(run, report, streamManager);
         }
+        if (o.batch()) {
+            return BatchBench.run(run, report, streamManager);
+        }
         if (o.byteStream()) {
             return ByteStreamBench.run(run, report, streamManager);
         }

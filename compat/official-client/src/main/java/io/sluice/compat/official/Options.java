@@ -38,11 +38,13 @@ import java.util.Set;
  * @param role            watermarks and large-events: {@code write} or {@code read}; else null
  * @param largeEvents     bench: the writer enables large events (needed for --size over 8 MiB)
  * @param byteStream      bench: measure a byte stream ({@link ByteStreamBench}) instead of events
+ * @param batch           bench: measure batch reads ({@link BatchBench}) instead of a reader group
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
                boolean keep, Path keysFile, String action, int transactions, int txnEvents, String writer,
-               String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream) {
+               String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream,
+               boolean batch) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
@@ -84,6 +86,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        the versions; --role read checks (i, j) hold "sluice:i:j", reports the versions read,
                        iterates primary key 0, then puts (0, 0) conditionally on the version read (must work)
                        and again on the same, now stale, version (must fail) (see KvtInteropPart)
+              batch-read  the official BatchClientFactory reads every segment of the EXISTING --scope/--stream
+                       (UNBOUNDED to UNBOUNDED, all ranges at once, events as UTF-8) and reports ranges, read,
+                       the sorted events and their CRC-32 (see BatchInteropPart). Nothing created or deleted
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -101,6 +106,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --byte-stream           bench: --events writes of --size bytes to a one-segment byte stream
                                       (ByteStreamWriter), flush, then ByteStreamReader reads and checks them;
                                       reports write.mb_per_s and read.mb_per_s (see ByteStreamBench)
+              --batch                 bench: N events over --segments K segments, then the official
+                                      BatchClientFactory reads every range at once and checks every event;
+                                      reports write and read events_per_s and mb_per_s (see BatchBench)
               --large-events          bench: the writer enables large events (events over 8 MiB go through
                                       transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
@@ -141,7 +149,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("help");
         }
         if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop",
-                "kvt-interop").contains(mode)) {
+                "kvt-interop", "batch-read").contains(mode)) {
             throw new UsageException("unknown mode '" + mode
                     + "': expected verify, bench, route, txn-interop, watermarks or large-events");
         }
@@ -163,6 +171,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         String role = null;
         boolean largeEvents = false;
         boolean byteStream = false;
+        boolean batch = false;
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
@@ -194,6 +203,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                     throw new UsageException("--large-events takes no value");
                 }
                 largeEvents = true;
+                continue;
+            }
+            if (name.equals("--batch")) {
+                if (value != null) {
+                    throw new UsageException("--batch takes no value");
+                }
+                batch = true;
                 continue;
             }
             if (name.equals("--byte-stream")) {
@@ -285,11 +301,15 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
                     + "large-events, or bench --large-events");
         }
+        boolean batchRead = mode.equals("batch-read");
+        if (batchRead && (!scopeGiven || !streamGiven)) {
+            throw new UsageException("batch-read needs --scope and --stream (an existing stream)");
+        }
         boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
-                || large || bytes || kvt;
+                || large || bytes || kvt || batchRead;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
-                txnId, leaseSeconds, role, largeEvents, byteStream);
+                txnId, leaseSeconds, role, largeEvents, byteStream, batch);
     }
 
     private static String roleArg(String value) throws UsageException {
