@@ -8,6 +8,7 @@
 #
 #   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
 #                          [--transactions T --txn-events N] [--large-events] [--byte-stream]
+#                          [--batch]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
@@ -16,7 +17,9 @@
 # instead (see `sluice bench --help`) and the table shows events/s and commit latency p50/p99; --large-events lets
 # both clients write events over 8 MiB (e.g. --size 12MiB) and the table shows MB/s; --byte-stream has both write
 # --events writes of --size bytes to a byte stream and read them back, and the table shows MB/s. The launcher's
-# startup caches are made before anything is timed. Needs the ports 19000-19002, 19010-19011 and 19020-19021 free.
+# startup caches are made before anything is timed. --batch has both write the events and read them back through
+# the batch client (every segment's range at once); the table shows events/s and MB/s. Needs the ports 19000-19002,
+# 19010-19011 and 19020-19021 free.
 # Run it on a quiet machine: it measures throughput.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +29,7 @@ cd "$repo"
 events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0 bytes=0
 servers=sluice-mem,sluice-fsync,pravega
 out=target/bench-matrix
+batch=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) events=$2; shift 2 ;;
@@ -40,7 +44,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --large-events) large=1; shift ;;
     --byte-stream) bytes=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --batch) batch=1; shift ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-matrix: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -124,6 +129,9 @@ if [ "$large" = 1 ]; then
 fi
 if [ "$bytes" = 1 ]; then
   txn_args+=(--byte-stream)
+fi
+if [ "$batch" = 1 ]; then
+  txn_args+=(--batch)
 fi
 
 run_client() { # client server round
@@ -216,6 +224,22 @@ if [ "$large" = 1 ] || [ "$bytes" = 1 ]; then
     for client in official sluice; do
       echo "| $kind | $client | $(colf "$kind" $client write mb_per_s) | $(colf "$kind" $client read mb_per_s) |" \
         "$(fails "$kind" $client) |"
+    done
+  done
+  exit 0
+fi
+
+if [ "$batch" = 1 ]; then
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); batch read of $events" \
+    "events x $size B over $segments segments, every range at once; median of $rounds rounds"
+  echo
+  echo "| server | client | write ev/s | batch read ev/s | batch read MB/s | failed runs |"
+  echo "|---|---|---:|---:|---:|---:|"
+  for kind in "${kinds[@]}"; do
+    for client in official sluice; do
+      echo "| $kind | $client | $(col "$kind" $client write events_per_s) | $(col "$kind" $client read events_per_s) |" \
+        "$(colf "$kind" $client read mb_per_s) | $(fails "$kind" $client) |"
     done
   done
   exit 0

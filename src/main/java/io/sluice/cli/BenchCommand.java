@@ -24,6 +24,10 @@ import picocli.CommandLine.Option;
             "With --byte-stream the run measures a byte stream instead: --events writes of --size bytes to a new "
                 + "one-segment stream and a flush, then a reader reads them back and checks every byte; it reports "
                 + "write.mb_per_s and read.mb_per_s, as compat/official-client.sh bench --byte-stream does.",
+            "With --batch the run measures batch reads instead: the events are written as above, then the batch "
+                + "client lists the stream's segments and reads every range on a virtual thread of its own, all at "
+                + "once, checking every event; --readers and --latency-samples are not used. It reports "
+                + "write and read events/s and MB/s, as compat/official-client.sh bench --batch does.",
             "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>).",
             "--json prints one line with the keys of compat/official-client.sh bench (write.events_per_s, "
                 + "read.events_per_s, latency.p50_us, latency.p99_us, verify.ok, ...), so the two clients can be "
@@ -48,6 +52,11 @@ final class BenchCommand extends ClientCommand {
                     + "stream, a flush, then one reader reads them all back and checks them")
     boolean byteStream;
 
+    @Option(names = "--batch", order = 9,
+            description = "measure batch reads instead: N events over K segments, then the batch client reads "
+                    + "every segment's range on a virtual thread of its own, all at once, and checks every event")
+    boolean batch;
+
     private Workload.Settings settings;
 
     @Override
@@ -61,6 +70,9 @@ final class BenchCommand extends ClientCommand {
         }
         if (byteStream && (transactions > 0 || settings.largeEvents())) {
             throw new IllegalArgumentException("--byte-stream does not go with --transactions or --large-events");
+        }
+        if (batch && (transactions > 0 || byteStream)) {
+            throw new IllegalArgumentException("--batch does not go with --transactions or --byte-stream");
         }
         if (transactions > 0) {
             long events = (long) transactions * txnEvents;
@@ -82,6 +94,14 @@ final class BenchCommand extends ClientCommand {
                     settings.size());
             List<String> lines = new ArrayList<>();
             lines.add("Sluice bench (byte stream) against " + config.controllerUri());
+            lines.addAll(report.lines());
+            return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
+                    report.ok() ? 0 : FAILED);
+        }
+        if (batch) {
+            BatchWorkload.Report report = BatchWorkload.run(client, stream, settings);
+            List<String> lines = new ArrayList<>();
+            lines.add("Sluice bench (batch reads) against " + config.controllerUri());
             lines.addAll(report.lines());
             return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
                     report.ok() ? 0 : FAILED);
