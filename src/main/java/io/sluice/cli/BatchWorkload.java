@@ -61,21 +61,14 @@ final class BatchWorkload {
                     + "routing keys, read back by the batch client in %d parallel range%s", stream,
                     settings.segments(), settings.segments() == 1 ? "" : "s", settings.events(), settings.size(),
                     Workload.KEYS, ranges, ranges == 1 ? "" : "s"));
-            lines.add(rateLine("write", settings.events(), writeNanos));
-            lines.add(rateLine("read", verdict.read(), readNanos));
+            lines.add(Workload.rateLine(settings, "write", settings.events(), writeNanos));
+            lines.add(Workload.rateLine(settings, "read", verdict.read(), readNanos));
             lines.add(verdict.ok() ? "verify    ok: every event read exactly once, intact, in order per key"
                     : "verify    FAILED: " + verdict.reason());
             if (cleanupError != null) {
                 lines.add("cleanup   incomplete: " + cleanupError);
             }
             return lines;
-        }
-
-        private String rateLine(String phase, long events, long nanos) {
-            double seconds = nanos / 1e9;
-            return String.format(Locale.ROOT, "%-9s %,d events in %.2f s: %,d events/s, %.1f MB/s", phase, events,
-                    seconds, seconds == 0 ? 0 : Math.round(events / seconds),
-                    seconds == 0 ? 0 : events * (double) settings.size() / 1e6 / seconds);
         }
     }
 

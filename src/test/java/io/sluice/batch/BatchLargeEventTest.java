@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Large events (over 8 MiB, written with {@code withLargeEvents(true)}) among small ones, read back by the batch
  * client's iterator whole and in order, against the embedded server. (That the iterator holds about one event at a
- * time: {@code io.sluice.segment.SegmentReaderDemandTest}.)
+ * time: {@code io.sluice.segment.SegmentReaderTest}.)
  */
 @Timeout(180)
 class BatchLargeEventTest {
