@@ -269,13 +269,9 @@ public final class SegmentReader implements AutoCloseable {
                 more = true;
                 throw failure;
             }
-            if (e == null && !demand) {
-                demand = true;
-                if (prefetcherWaiting && holdingBack()) {
-                    room.signal();
-                }
-            } else if (e != null) {
-                demand = false;
+            demand = e == null;
+            if (demand && prefetcherWaiting && holdingBack()) {
+                room.signal();
             }
             more = somethingBuffered();
             return e;
@@ -436,7 +432,8 @@ public final class SegmentReader implements AutoCloseable {
                 int want;
                 lock.lock();
                 try {
-                    // an event larger than the window is fetched whole: the consumer cannot make room before it is
+                    // an event larger than the window is fetched whole (without fetchLargeAhead, once the consumer
+                    // asks for it): the consumer cannot make room before it is
                     while (!closed && !endOfSegment && (data.buffered() >= config.bufferBytes() / 2 && data.ready()
                             || holdingBack() && !demand)) {
                         prefetcherWaiting = true;
