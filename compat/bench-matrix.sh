@@ -148,6 +148,8 @@ run_client() { # client server round
     say "$server $client round $round: $(json_num "$f" transactions events_per_s) ev/s in transactions, commit p50 $(json_num "$f" transactions commit_p50_ms) ms, p99 $(json_num "$f" transactions commit_p99_ms) ms"
   elif [ -s "$f" ] && json_ok "$f" && { [ "$large" = 1 ] || [ "$bytes" = 1 ]; }; then
     say "$server $client round $round: write $(json_num "$f" write mb_per_s) MB/s, read $(json_num "$f" read mb_per_s) MB/s"
+  elif [ -s "$f" ] && json_ok "$f" && [ "$batch" = 1 ]; then
+    say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, batch read $(json_num "$f" read events_per_s) ev/s"
   elif [ -s "$f" ] && json_ok "$f"; then
     say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us"
   else
