@@ -86,6 +86,9 @@ final class BatchBench {
         verify.put("corrupt", corrupt.get());
         if (w.firstError() != null) {
             verify.put("error", w.firstError());
+        } else if (!ok) {
+            verify.put("error", read + " events read (" + distinct + " distinct, " + corrupt.get() + " corrupt), "
+                    + o.events() + " written");
         }
         report.put("verify", verify);
         return ok;
