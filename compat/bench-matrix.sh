@@ -7,9 +7,9 @@
 # and, per server, the time from start to ready and the resident memory once idle.
 #
 #   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
-#                          [--transactions T --txn-events N] [--large-events] [--byte-stream]
-#                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
+#                          [--transactions T --txn-events N] [--large-events] [--byte-stream] [--batch]
 #                          [--kvt [--kvt-concurrency C] [--kvt-batch B]]
+#                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
 # rounds (and every run's JSON line is kept in DIR, default target/bench-matrix). L awaited writes (default 2000)
@@ -17,12 +17,13 @@
 # instead (see `sluice bench --help`) and the table shows events/s and commit latency p50/p99; --large-events lets
 # both clients write events over 8 MiB (e.g. --size 12MiB) and the table shows MB/s; --byte-stream has both write
 # --events writes of --size bytes to a byte stream and read them back, and the table shows MB/s. The launcher's
-# startup caches are made before anything is timed. Needs the ports 19000-19002, 19010-19011 and 19020-19021 free.
-# Run it on a quiet machine: it measures throughput.
+# startup caches are made before anything is timed. --batch has both write the events and read them back through
+# the batch client (every segment's range at once); the table shows events/s and MB/s.
 # --kvt has both clients measure a key-value table of --segments partitions (single puts and gets of --events keys,
 # batches of B puts under one primary key and a getAll of each, values of --size bytes), once with 1 caller (latency)
 # and once with C concurrent callers (default 16: throughput); the table shows ops/s (entries/s for batches) and
 # p50/p99 per phase, and a sluice/official row with the throughput ratios.
+# Needs the ports 19000-19002, 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -32,6 +33,7 @@ events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0
 servers=sluice-mem,sluice-fsync,pravega
 kvt=0 kvt_conc=16 kvt_batch=100
 out=target/bench-matrix
+batch=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) events=$2; shift 2 ;;
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --large-events) large=1; shift ;;
     --byte-stream) bytes=1; shift ;;
+    --batch) batch=1; shift ;;
     --kvt) kvt=1; shift ;;
     --kvt-concurrency) kvt_conc=$2; shift 2 ;;
     --kvt-batch) kvt_batch=$2; shift 2 ;;
@@ -134,6 +137,9 @@ fi
 if [ "$bytes" = 1 ]; then
   txn_args+=(--byte-stream)
 fi
+if [ "$batch" = 1 ]; then
+  txn_args+=(--batch)
+fi
 
 run_kvt() { # client server round: the kvt workload with 1 caller and with kvt_conc callers
   local client=$1 server=$2 round=$3 c f cmd
@@ -165,6 +171,8 @@ run_client() { # client server round
     say "$server $client round $round: $(json_num "$f" transactions events_per_s) ev/s in transactions, commit p50 $(json_num "$f" transactions commit_p50_ms) ms, p99 $(json_num "$f" transactions commit_p99_ms) ms"
   elif [ -s "$f" ] && json_ok "$f" && { [ "$large" = 1 ] || [ "$bytes" = 1 ]; }; then
     say "$server $client round $round: write $(json_num "$f" write mb_per_s) MB/s, read $(json_num "$f" read mb_per_s) MB/s"
+  elif [ -s "$f" ] && json_ok "$f" && [ "$batch" = 1 ]; then
+    say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, batch read $(json_num "$f" read events_per_s) ev/s"
   elif [ -s "$f" ] && json_ok "$f"; then
     say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us"
   else
@@ -274,6 +282,22 @@ if [ "$large" = 1 ] || [ "$bytes" = 1 ]; then
     for client in official sluice; do
       echo "| $kind | $client | $(colf "$kind" $client write mb_per_s) | $(colf "$kind" $client read mb_per_s) |" \
         "$(fails "$kind" $client) |"
+    done
+  done
+  exit 0
+fi
+
+if [ "$batch" = 1 ]; then
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); batch read of $events" \
+    "events x $size B over $segments segments, every range at once; median of $rounds rounds"
+  echo
+  echo "| server | client | write ev/s | batch read ev/s | batch read MB/s | failed runs |"
+  echo "|---|---|---:|---:|---:|---:|"
+  for kind in "${kinds[@]}"; do
+    for client in official sluice; do
+      echo "| $kind | $client | $(col "$kind" $client write events_per_s) | $(col "$kind" $client read events_per_s) |" \
+        "$(colf "$kind" $client read mb_per_s) | $(fails "$kind" $client) |"
     done
   done
   exit 0

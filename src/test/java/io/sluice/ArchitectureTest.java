@@ -48,8 +48,8 @@ class ArchitectureTest {
             case "controller" -> ok.addAll(Set.of("auth", "stream", "table", "controller.grpc.v1"));
             case "segment" -> ok.addAll(Set.of("connection", "wire", "controller", "auth", "stream"));
             case "readergroup" -> ok.addAll(Set.of("segment", "controller", "auth", "stream"));
-            case "cli" -> ok.addAll(Set.of("client", "stream", "bytestream", "admin", "auth", "table", "controller",
-                    "segment", "readergroup", "server", "server.auth", "server.controller", "storage"));
+            case "cli" -> ok.addAll(Set.of("client", "stream", "bytestream", "batch", "admin", "auth", "table",
+                    "controller", "segment", "readergroup", "server", "server.auth", "server.controller", "storage"));
             default -> {
                 if (pkg.equals("server") || pkg.startsWith("server.")) {
                     ok.addAll(Set.of("storage", "wire", "server", "server.auth", "server.controller",

@@ -8,6 +8,10 @@ import java.util.Iterator;
  * event after it and never with part of an event. An iterator is used by one thread; different iterators (of the
  * same or of different ranges) may be read in parallel on threads of their own.
  *
+ * <p>An iterator holds about one event at a time: it prefetches a small window (256 KiB), and of an event larger
+ * than that (a large event, over 8 MiB) it fetches the rest only once {@link #hasNext()} asks for it, so a caller busy
+ * with one large event never has the next one in memory too.
+ *
  * <p>Close it when done, also when stopping early: that stops its prefetching. After {@link #close()},
  * {@link #hasNext()} answers false.
  *

@@ -30,6 +30,10 @@ import picocli.CommandLine.Option;
                 + "puts under one primary key and a getAll of each batch, every call awaited and every value checked; "
                 + "it reports entries/s and p50/p99 latency per phase under \"kvt\", as compat/official-client.sh "
                 + "bench --kvt does.",
+            "With --batch the run measures batch reads instead: the events are written as above, then the batch "
+                + "client lists the stream's segments and reads every range on a virtual thread of its own, all at "
+                + "once, checking every event; --readers and --latency-samples are not used. It reports "
+                + "write and read events/s and MB/s, as compat/official-client.sh bench --batch does.",
             "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>).",
             "--json prints one line with the keys of compat/official-client.sh bench (write.events_per_s, "
                 + "read.events_per_s, latency.p50_us, latency.p99_us, verify.ok, ...), so the two clients can be "
@@ -68,6 +72,11 @@ final class BenchCommand extends ClientCommand {
                     + "${DEFAULT-VALUE})")
     int kvtBatch;
 
+    @Option(names = "--batch", order = 12,
+            description = "measure batch reads instead: N events over K segments, then the batch client reads "
+                    + "every segment's range on a virtual thread of its own, all at once, and checks every event")
+    boolean batch;
+
     private Workload.Settings settings;
     private KvtWorkload.Settings kvtSettings;
 
@@ -84,12 +93,15 @@ final class BenchCommand extends ClientCommand {
             throw new IllegalArgumentException("--byte-stream does not go with --transactions or --large-events");
         }
         if (kvt) {
-            if (byteStream || transactions > 0 || settings.largeEvents()) {
-                throw new IllegalArgumentException("--kvt does not go with --byte-stream, --transactions or "
+            if (byteStream || batch || transactions > 0 || settings.largeEvents()) {
+                throw new IllegalArgumentException("--kvt does not go with --byte-stream, --batch, --transactions or "
                         + "--large-events");
             }
             kvtSettings = new KvtWorkload.Settings(settings.events(), settings.size(), settings.segments(),
                     kvtConcurrency, kvtBatch);
+        }
+        if (batch && (transactions > 0 || byteStream)) {
+            throw new IllegalArgumentException("--batch does not go with --transactions or --byte-stream");
         }
         if (transactions > 0) {
             long events = (long) transactions * txnEvents;
@@ -119,6 +131,14 @@ final class BenchCommand extends ClientCommand {
                     settings.size());
             List<String> lines = new ArrayList<>();
             lines.add("Sluice bench (byte stream) against " + config.controllerUri());
+            lines.addAll(report.lines());
+            return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
+                    report.ok() ? 0 : FAILED);
+        }
+        if (batch) {
+            BatchWorkload.Report report = BatchWorkload.run(client, stream, settings);
+            List<String> lines = new ArrayList<>();
+            lines.add("Sluice bench (batch reads) against " + config.controllerUri());
             lines.addAll(report.lines());
             return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
                     report.ok() ? 0 : FAILED);

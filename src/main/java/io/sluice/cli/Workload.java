@@ -370,6 +370,14 @@ final class Workload {
         return m;
     }
 
+    /** @return a phase's rate for people: {@code events in seconds: events/s, MB/s} */
+    static String rateLine(Settings settings, String phase, long events, long nanos) {
+        double seconds = nanos / 1e9;
+        return String.format(Locale.ROOT, "%-9s %,d events in %.2f s: %,d events/s, %.1f MB/s", phase, events,
+                seconds, seconds == 0 ? 0 : Math.round(events / seconds),
+                seconds == 0 ? 0 : events * (double) settings.size() / 1e6 / seconds);
+    }
+
     /**
      * The first keys of a run's JSON object, shared by the event and the transaction workloads (and named as the
      * official-client driver's {@code bench} names them).
@@ -467,10 +475,7 @@ final class Workload {
         }
 
         private String rateLine(String phase, long events, long nanos) {
-            double seconds = nanos / 1e9;
-            return String.format(Locale.ROOT, "%-9s %,d events in %.2f s: %,d events/s, %.1f MB/s", phase, events,
-                    seconds, seconds == 0 ? 0 : Math.round(events / seconds),
-                    seconds == 0 ? 0 : events * (double) settings.size() / 1e6 / seconds);
+            return Workload.rateLine(settings, phase, events, nanos);
         }
 
         private long percentile(double p) {

@@ -39,7 +39,7 @@ final class SegmentIteratorImpl<T> implements SegmentIterator<T> {
         this.serializer = serializer;
         this.offset = range.startOffset();
         this.reader = new SegmentReader(range.segment().qualifiedName(), range.startOffset(), range.endOffset(),
-                stores, () -> tokens, SegmentReader.Config.DEFAULT, r -> wake.release());
+                stores, () -> tokens, SegmentReader.Config.DEFAULT.withFetchLargeAhead(false), r -> wake.release());
     }
 
     @Override

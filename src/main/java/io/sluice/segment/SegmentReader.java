@@ -66,9 +66,13 @@ public final class SegmentReader implements AutoCloseable {
      *
      * @param bufferBytes bytes a reader may hold that the consumer has not taken yet (the prefetch window)
      * @param retry how lost connections are retried before the reader fails
+     * @param fetchLargeAhead whether an event larger than the window is fetched whole as soon as its header arrives
+     *     (while the consumer may still be busy with the event before it), or only once the consumer asks for it
+     *     ({@link #next()} found nothing to take): then the reader holds at most the window of it until then, and a
+     *     consumer that handles one event at a time never has two large events in memory at once
      */
-    public record Config(int bufferBytes, Retry retry) {
-        /** 256 KiB of prefetch; Pravega's retry policy. */
+    public record Config(int bufferBytes, Retry retry, boolean fetchLargeAhead) {
+        /** 256 KiB of prefetch; Pravega's retry policy; large events fetched ahead. */
         public static final Config DEFAULT = new Config(256 * 1024, Retry.withExpBackoff(Duration.ofMillis(1), 10, 10,
                 Duration.ofSeconds(20)));
 
@@ -78,6 +82,16 @@ public final class SegmentReader implements AutoCloseable {
                 throw new IllegalArgumentException("bufferBytes must be at least 1024: " + bufferBytes);
             }
             Objects.requireNonNull(retry, "retry");
+        }
+
+        /** A reader that fetches large events ahead. */
+        public Config(int bufferBytes, Retry retry) {
+            this(bufferBytes, retry, true);
+        }
+
+        /** @return this configuration with {@code fetchLargeAhead} set as given */
+        public Config withFetchLargeAhead(boolean fetchLargeAhead) {
+            return new Config(bufferBytes, retry, fetchLargeAhead);
         }
     }
 
@@ -167,6 +181,11 @@ public final class SegmentReader implements AutoCloseable {
     private SluiceException failure;
     /** Guarded by lock: the prefetcher waits for the consumer to make room. */
     private boolean prefetcherWaiting;
+    /**
+     * Guarded by lock: the consumer found nothing to take since it last took an event, so the rest of an event larger
+     * than the window may be fetched (without {@link Config#fetchLargeAhead}).
+     */
+    private boolean demand;
     /** Consumer thread: what {@link #hasSomething()} said as the last {@link #next()} returned. */
     private boolean more;
     private volatile boolean closed;
@@ -249,6 +268,10 @@ public final class SegmentReader implements AutoCloseable {
             if (e == null && failure != null) {
                 more = true;
                 throw failure;
+            }
+            demand = e == null;
+            if (demand && prefetcherWaiting && holdingBack()) {
+                room.signal();
             }
             more = somethingBuffered();
             return e;
@@ -364,6 +387,28 @@ public final class SegmentReader implements AutoCloseable {
         return new ReadEvent(segment, offset, payload);
     }
 
+    /**
+     * Under the lock: true if the window is full of an incomplete event that {@link Config#fetchLargeAhead} says not
+     * to fetch before the consumer asks for it. (When the consumer has asked, the rest of the event is fetched.)
+     */
+    private boolean holdingBack() {
+        return !config.fetchLargeAhead() && events != null && !data.ready() && data.missing() > 0
+                && data.buffered() >= config.bufferBytes();
+    }
+
+    /**
+     * @return true if the prefetcher waits for the consumer to ask for an event larger than the window before it
+     *     fetches the rest (see {@link Config#fetchLargeAhead}); for tests and diagnostics
+     */
+    public boolean waitsForDemand() {
+        lock.lock();
+        try {
+            return prefetcherWaiting && holdingBack() && !demand;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Under the lock: wakes the prefetcher only when it waits and now has something to do. */
     private void wakePrefetcherIfRoom() {
         if (prefetcherWaiting && (data.buffered() < config.bufferBytes() / 2 || !data.ready())) {
@@ -387,9 +432,10 @@ public final class SegmentReader implements AutoCloseable {
                 int want;
                 lock.lock();
                 try {
-                    // an event larger than the window is fetched whole: the consumer cannot make room before it is
-                    while (!closed && data.buffered() >= config.bufferBytes() / 2 && data.ready()
-                            && !endOfSegment) {
+                    // an event larger than the window is fetched whole (without fetchLargeAhead, once the consumer
+                    // asks for it): the consumer cannot make room before it is
+                    while (!closed && !endOfSegment && (data.buffered() >= config.bufferBytes() / 2 && data.ready()
+                            || holdingBack() && !demand)) {
                         prefetcherWaiting = true;
                         try {
                             room.await();
@@ -400,7 +446,8 @@ public final class SegmentReader implements AutoCloseable {
                     if (closed || endOfSegment) {
                         return;
                     }
-                    want = (int) Math.min(Math.max(config.bufferBytes() - data.buffered(), data.missing()),
+                    int missing = config.fetchLargeAhead() || demand ? data.missing() : 0;
+                    want = (int) Math.min(Math.max(config.bufferBytes() - data.buffered(), missing),
                             endOffset - readOffset);
                 } finally {
                     lock.unlock();

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code sluice bench --large-events}: sizes with units, events over 8 MiB written as large events and verified; and
- * {@code sluice bench --byte-stream}.
+ * {@code sluice bench --byte-stream} and {@code sluice bench --batch} (events over eight segments read back through
+ * the batch client).
  */
 @Timeout(120)
 class BenchLargeEventsTest {
@@ -78,5 +79,28 @@ class BenchLargeEventsTest {
         assertThat(new WorkloadOptions.SizeConverter().convert("64KiB")).isEqualTo(65536);
         assertThat(new WorkloadOptions.SizeConverter().convert("100")).isEqualTo(100);
         assertThat(new WorkloadOptions.SizeConverter().convert("1gib")).isEqualTo(1 << 30);
+    }
+
+    @Test
+    void eventsOverEightSegmentsAreReadInParallelAndVerified() {
+        Run r = run("bench", "--batch", "--events", "2000", "--segments", "8", "--json");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("{\"ok\":true,").contains("\"batch\":true,", "\"ranges\":8,",
+                "\"segments\":8,", "\"verify\":{\"ok\":true,\"read\":2000,\"duplicates\":0,\"out_of_order\":0,"
+                        + "\"missing\":0,").containsPattern("\"read\":\\{\"events_per_s\":\\d+,\"mb_per_s\":[0-9.E]+,");
+        Run text = run("bench", "--batch", "--events", "300", "--segments", "3");
+        assertThat(text.status()).as(text.err()).isZero();
+        assertThat(text.out()).contains("read back by the batch client in 3 parallel ranges",
+                "verify    ok: every event read exactly once");
+    }
+
+    @Test
+    void batchGoesWithNeitherTransactionsNorAByteStream() {
+        Run txn = run("bench", "--batch", "--transactions", "2");
+        assertThat(txn.status()).isEqualTo(2);
+        assertThat(txn.err()).contains("--batch does not go with --transactions or --byte-stream");
+        Run bytes = run("bench", "--batch", "--byte-stream");
+        assertThat(bytes.status()).isEqualTo(2);
+        assertThat(bytes.err()).contains("--batch does not go with");
     }
 }

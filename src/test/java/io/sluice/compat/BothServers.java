@@ -27,8 +27,13 @@ final class BothServers implements AutoCloseable {
     record Target(String name, SluiceClient client, String controllerUri, String scope, BothServers servers) {
         /** Creates a one-segment stream, deleted after the test. */
         ScopedStream createStream(String stream) {
+            return createStream(stream, 1);
+        }
+
+        /** Creates a stream of {@code segments} fixed segments, deleted after the test. */
+        ScopedStream createStream(String stream, int segments) {
             assertThat(client.streamManager().createStream(scope, stream, StreamConfiguration.builder()
-                    .scalingPolicy(ScalingPolicy.fixed(1)).build())).isTrue();
+                    .scalingPolicy(ScalingPolicy.fixed(segments)).build())).isTrue();
             ScopedStream s = ScopedStream.of(scope, stream);
             servers.created.add(s);
             return s;

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.common.Await;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.errors.ProtocolException;
@@ -249,6 +250,44 @@ class SegmentReaderTest {
             assertThatThrownBy(r::next).isInstanceOf(ProtocolException.class)
                     .hasMessageContaining("segment " + SEG + " holds no event at offset 40")
                     .hasMessageContaining("type code -1, length 4");
+        }
+    }
+
+    /**
+     * Without {@link SegmentReader.Config#fetchLargeAhead} a reader holds at most its window of an event larger than
+     * the window until the consumer asks for the event (as the batch client's iterator reads), so a consumer that
+     * handles one event at a time never holds two large events at once.
+     */
+    @Test
+    void withoutFetchLargeAheadALargeEventIsFetchedOnlyOnceAskedFor() throws Exception {
+        int window = 16 * 1024;
+        write(SEG, 0, 3, 1024 * 1024);
+        SegmentReader r = new SegmentReader(SEG, 0, Long.MAX_VALUE, pool, SegmentLocator.fixed(server.endpoint()),
+                () -> null, new SegmentReader.Config(window, SegmentReader.Config.DEFAULT.retry(), false), ready::add);
+        readers.add(r);
+        for (int i = 0; i < 3; i++) {
+            Await.until("the reader holds back event " + i, r::waitsForDemand);
+            assertThat(r.available()).as("bytes held before event %d is asked for", i).isLessThanOrEqualTo(window);
+            assertThat(r.hasSomething()).isFalse();
+            List<SegmentReader.ReadEvent> e = take(r, 1);
+            assertThat(e).hasSize(1);
+            assertThat(e.get(0).payload().remaining()).isGreaterThan(window);
+            assertThat(text(e.get(0))).startsWith("event-" + i + "-");
+        }
+        assertThat(r.next()).isNull();
+        assertThat(r.waitsForDemand()).isFalse();
+    }
+
+    @Test
+    void byDefaultALargeEventIsFetchedWholeAhead() throws Exception {
+        write(SEG, 0, 3, 1024 * 1024);
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 16 * 1024);
+        Await.until("the first event fetched whole", r::hasSomething);
+        assertThat(r.available()).isGreaterThan(800 * 1024);
+        assertThat(r.waitsForDemand()).isFalse();
+        List<SegmentReader.ReadEvent> events = take(r, 3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(text(events.get(i))).startsWith("event-" + i + "-");
         }
     }
 }

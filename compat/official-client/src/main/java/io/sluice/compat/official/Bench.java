@@ -40,6 +40,9 @@ final class Bench {
         if (o.kvt()) {
             return KvtBenchPart.run(run, report);
         }
+        if (o.batch()) {
+            return BatchBench.run(run, report, streamManager);
+        }
         if (o.byteStream()) {
             return ByteStreamBench.run(run, report, streamManager);
         }

@@ -41,12 +41,13 @@ import java.util.Set;
  * @param kvt             bench: measure a key-value table ({@link KvtBenchPart}) instead of events
  * @param kvtConcurrency  bench --kvt: concurrent callers
  * @param kvtBatch        bench --kvt: entries per atomic batch
+ * @param batch           bench: measure batch reads ({@link BatchBench}) instead of a reader group
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
                boolean keep, Path keysFile, String action, int transactions, int txnEvents, String writer,
                String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream,
-               boolean kvt, int kvtConcurrency, int kvtBatch) {
+               boolean kvt, int kvtConcurrency, int kvtBatch, boolean batch) {
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
@@ -89,6 +90,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        the versions; --role read checks (i, j) hold "sluice:i:j", reports the versions read,
                        iterates primary key 0, then puts (0, 0) conditionally on the version read (must work)
                        and again on the same, now stale, version (must fail) (see KvtInteropPart)
+              batch-read  the official BatchClientFactory reads every segment of the EXISTING --scope/--stream
+                       (UNBOUNDED to UNBOUNDED, all ranges at once, events as UTF-8) and reports ranges, read,
+                       the sorted events and their CRC-32 (see BatchInteropPart). Nothing created or deleted
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -111,6 +115,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                                       --kvt-concurrency callers; reports entries/s, p50/p99 (see KvtBenchPart)
               --kvt-concurrency C     bench --kvt: concurrent callers, default 1 (the latency run)
               --kvt-batch B           bench --kvt: entries per atomic batch (one primary key), default 100
+              --batch                 bench: N events over --segments K segments, then the official
+                                      BatchClientFactory reads every range at once and checks every event;
+                                      reports write and read events_per_s and mb_per_s (see BatchBench)
               --large-events          bench: the writer enables large events (events over 8 MiB go through
                                       transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
@@ -151,7 +158,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("help");
         }
         if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop",
-                "kvt-interop").contains(mode)) {
+                "kvt-interop", "batch-read").contains(mode)) {
             throw new UsageException("unknown mode '" + mode
                     + "': expected verify, bench, route, txn-interop, watermarks or large-events");
         }
@@ -176,6 +183,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         boolean kvtBench = false;
         int kvtConcurrency = 1;
         int kvtBatch = 100;
+        boolean batch = false;
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
@@ -207,6 +215,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                     throw new UsageException("--large-events takes no value");
                 }
                 largeEvents = true;
+                continue;
+            }
+            if (name.equals("--batch")) {
+                if (value != null) {
+                    throw new UsageException("--batch takes no value");
+                }
+                batch = true;
                 continue;
             }
             if (name.equals("--byte-stream")) {
@@ -307,11 +322,15 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
                     + "large-events, or bench --large-events");
         }
+        boolean batchRead = mode.equals("batch-read");
+        if (batchRead && (!scopeGiven || !streamGiven)) {
+            throw new UsageException("batch-read needs --scope and --stream (an existing stream)");
+        }
         boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
-                || large || bytes || kvt;
+                || large || bytes || kvt || batchRead;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
-                txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch);
+                txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch, batch);
     }
 
     private static String roleArg(String value) throws UsageException {
