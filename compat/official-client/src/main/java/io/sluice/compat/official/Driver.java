@@ -100,6 +100,7 @@ public final class Driver {
                 case "large-events" -> LargeEventPart.run(run, report);
                 case "bytestream-interop" -> ByteStreamInteropPart.run(run, report);
                 case "kvt-interop" -> KvtInteropPart.run(run, report);
+                case "sync-interop" -> SyncInteropPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {
