@@ -146,11 +146,6 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
         return "_SYNC" + name;
     }
 
-    /** @return the table segment (tests) */
-    TableSegmentClient table() {
-        return table;
-    }
-
     @Override
     public String scope() {
         return scope;

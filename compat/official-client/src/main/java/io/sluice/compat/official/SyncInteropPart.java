@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.pravega.client.SynchronizerClientFactory;
 import io.pravega.client.state.InitialUpdate;
@@ -94,41 +95,24 @@ final class SyncInteropPart {
         }
     }
 
-    static final Serializer<String> UTF8 = new Serializer<>() {
-        @Override
-        public ByteBuffer serialize(String value) {
-            return ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8));
-        }
+    static final Serializer<String> UTF8 = utf8(text -> text, text -> text);
+    static final Serializer<Init> INITS = utf8(init -> init.text, Init::new);
+    static final Serializer<Add> ADDS = utf8(add -> add.item, Add::new);
 
-        @Override
-        public String deserialize(ByteBuffer bytes) {
-            return StandardCharsets.UTF_8.decode(bytes).toString();
-        }
-    };
+    /** @return a serializer writing {@code toText}'s text as UTF-8 and reading it back through {@code fromText} */
+    static <T> Serializer<T> utf8(Function<T, String> toText, Function<String, T> fromText) {
+        return new Serializer<>() {
+            @Override
+            public ByteBuffer serialize(T value) {
+                return ByteBuffer.wrap(toText.apply(value).getBytes(StandardCharsets.UTF_8));
+            }
 
-    static final Serializer<Init> INITS = new Serializer<>() {
-        @Override
-        public ByteBuffer serialize(Init value) {
-            return UTF8.serialize(value.text);
-        }
-
-        @Override
-        public Init deserialize(ByteBuffer bytes) {
-            return new Init(UTF8.deserialize(bytes));
-        }
-    };
-
-    static final Serializer<Add> ADDS = new Serializer<>() {
-        @Override
-        public ByteBuffer serialize(Add value) {
-            return UTF8.serialize(value.item);
-        }
-
-        @Override
-        public Add deserialize(ByteBuffer bytes) {
-            return new Add(UTF8.deserialize(bytes));
-        }
-    };
+            @Override
+            public T deserialize(ByteBuffer bytes) {
+                return fromText.apply(StandardCharsets.UTF_8.decode(bytes).toString());
+            }
+        };
+    }
 
     static boolean run(Run run, Report report) {
         Options o = run.options;
