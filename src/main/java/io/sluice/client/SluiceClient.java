@@ -233,10 +233,19 @@ public final class SluiceClient implements AutoCloseable {
      */
     public <S, U extends io.sluice.state.Update<S>> io.sluice.state.StateSynchronizer<S, U> newStateSynchronizer(
             String scope, String stream, Serializer<U> updateSerializer, Serializer<S> initialSerializer) {
+        return newStateSynchronizer(scope, stream, updateSerializer, initialSerializer,
+                io.sluice.state.SynchronizerConfig.DEFAULT);
+    }
+
+    /** As {@link #newStateSynchronizer(String, String, Serializer, Serializer)}, with the given settings. */
+    public <S, U extends io.sluice.state.Update<S>> io.sluice.state.StateSynchronizer<S, U> newStateSynchronizer(
+            String scope, String stream, Serializer<U> updateSerializer, Serializer<S> initialSerializer,
+            io.sluice.state.SynchronizerConfig synchronizerConfig) {
         Objects.requireNonNull(updateSerializer, "updateSerializer");
         Objects.requireNonNull(initialSerializer, "initialSerializer");
+        Objects.requireNonNull(synchronizerConfig, "synchronizerConfig");
         return new StateSynchronizerImpl<>(RevisionedStreamClientImpl.open(scope, stream, controller, stores),
-                updateSerializer, initialSerializer);
+                updateSerializer, initialSerializer, synchronizerConfig);
     }
 
     /**
@@ -265,7 +274,18 @@ public final class SluiceClient implements AutoCloseable {
     public <K, V> io.sluice.table.TableSynchronizer<K, V> newTableSynchronizer(String scope, String name,
                                                                             Serializer<K> keySerializer,
                                                                             Serializer<V> valueSerializer) {
-        return TableSynchronizerImpl.open(scope, name, keySerializer, valueSerializer, controller, stores.calls());
+        return newTableSynchronizer(scope, name, keySerializer, valueSerializer,
+                io.sluice.state.SynchronizerConfig.DEFAULT);
+    }
+
+    /** As {@link #newTableSynchronizer(String, String, Serializer, Serializer)}, with the given settings. */
+    public <K, V> io.sluice.table.TableSynchronizer<K, V> newTableSynchronizer(String scope, String name,
+                                                                            Serializer<K> keySerializer,
+                                                                            Serializer<V> valueSerializer,
+                                                                            io.sluice.state.SynchronizerConfig
+                                                                                    synchronizerConfig) {
+        return TableSynchronizerImpl.open(scope, name, keySerializer, valueSerializer, synchronizerConfig, controller,
+                stores.calls());
     }
 
     // ---- end of synchronizers

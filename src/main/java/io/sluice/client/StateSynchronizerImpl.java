@@ -1,6 +1,5 @@
 package io.sluice.client;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -9,6 +8,7 @@ import io.sluice.segment.RevisionedSegment;
 import io.sluice.segment.StateSynchronizer.Codec;
 import io.sluice.state.Revision;
 import io.sluice.state.StateSynchronizer;
+import io.sluice.state.SynchronizerConfig;
 import io.sluice.state.Update;
 import io.sluice.stream.Serializer;
 
@@ -17,16 +17,14 @@ import io.sluice.stream.Serializer;
  * too, and which writes Pravega's record format). Thread-safe.
  */
 final class StateSynchronizerImpl<S, U extends Update<S>> implements StateSynchronizer<S, U> {
-    /** How long updates and compactions keep retrying after conflicts. */
-    static final Duration UPDATE_TIMEOUT = Duration.ofSeconds(60);
-
     private final RevisionedSegment log;
     private final io.sluice.segment.StateSynchronizer<S, U> sync;
 
-    StateSynchronizerImpl(RevisionedSegment log, Serializer<U> updateSerializer, Serializer<S> stateSerializer) {
+    StateSynchronizerImpl(RevisionedSegment log, Serializer<U> updateSerializer, Serializer<S> stateSerializer,
+                          SynchronizerConfig config) {
         this.log = Objects.requireNonNull(log, "log");
         this.sync = new io.sluice.segment.StateSynchronizer<>(log, codec(stateSerializer, "initialSerializer"),
-                codec(updateSerializer, "updateSerializer"), (state, update) -> update.applyTo(state), UPDATE_TIMEOUT);
+                codec(updateSerializer, "updateSerializer"), (state, update) -> update.applyTo(state), config.updateTimeout());
     }
 
     private static <T> Codec<T> codec(Serializer<T> serializer, String what) {

@@ -32,6 +32,7 @@ import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.TableSegmentChanges;
 import io.sluice.segment.TableSegmentClient;
 import io.sluice.segment.TableSegmentEntry;
+import io.sluice.state.SynchronizerConfig;
 import io.sluice.stream.Names;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
@@ -55,8 +56,6 @@ import io.sluice.table.TableSynchronizer;
  * makes the marker's sequence number say which write of this instance was applied last.
  */
 final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
-    /** How long a write keeps retrying after conflicts. */
-    static final Duration UPDATE_TIMEOUT = Duration.ofSeconds(60);
     /** Largest serialized key: the table's limit less the prefix byte. */
     static final int MAX_KEY_BYTES = TableSegmentClient.MAX_KEY_LENGTH - 1;
     private static final byte USER_KEY = 1;
@@ -94,6 +93,7 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
     private final Serializer<K> keySerializer;
     private final Serializer<V> valueSerializer;
     private final ByteBuffer markerKey;
+    private final Duration updateTimeout;
     private final Semaphore writePermit = new Semaphore(1);
     /** Guarded by writePermit. */
     private long sequence;
@@ -102,12 +102,13 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
     private Local<K, V> local = new Local<>(0, Map.of(), Map.of());
 
     TableSynchronizerImpl(String scope, String name, TableSegmentClient table, Serializer<K> keySerializer,
-                          Serializer<V> valueSerializer) {
+                          Serializer<V> valueSerializer, SynchronizerConfig config) {
         this.scope = scope;
         this.name = name;
         this.table = table;
         this.keySerializer = keySerializer;
         this.valueSerializer = valueSerializer;
+        this.updateTimeout = config.updateTimeout();
         UUID id = UUID.randomUUID();
         this.markerKey = ByteBuffer.allocate(1 + 16).put(MARKER_KEY).putLong(id.getMostSignificantBits())
                 .putLong(id.getLeastSignificantBits()).flip().asReadOnlyBuffer();
@@ -120,12 +121,13 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
      * @throws IllegalArgumentException if a name is invalid
      */
     static <K, V> TableSynchronizerImpl<K, V> open(String scope, String name, Serializer<K> keySerializer,
-                                                   Serializer<V> valueSerializer, ControllerClient controller,
-                                                   SegmentCalls calls) {
+                                                   Serializer<V> valueSerializer, SynchronizerConfig config,
+                                                   ControllerClient controller, SegmentCalls calls) {
         Names.validateName("scope", scope);
         Names.validateUserStream(Objects.requireNonNull(name, "name"));
         Objects.requireNonNull(keySerializer, "keySerializer");
         Objects.requireNonNull(valueSerializer, "valueSerializer");
+        Objects.requireNonNull(config, "config");
         if (!controller.scopeExists(scope)) {
             throw new NoSuchScopeException("scope '" + scope + "' does not exist: create it before table synchronizer '"
                     + name + "'");
@@ -136,7 +138,7 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
         TableSegmentClient table = new TableSegmentClient(calls, Segment.of(resource, 0, 0).qualifiedName(), tokens);
         table.create();
         TableSynchronizerImpl<K, V> sync = new TableSynchronizerImpl<>(scope, name, table, keySerializer,
-                valueSerializer);
+                valueSerializer, config);
         sync.fetchUpdates();
         return sync;
     }
@@ -353,7 +355,7 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
      * applied (or the planner has nothing to write), fetching again after every conflict.
      */
     private <R> R write(Function<Local<K, V>, Attempt<R>> planner) {
-        Deadline deadline = Deadline.after(UPDATE_TIMEOUT);
+        Deadline deadline = Deadline.after(updateTimeout);
         try {
             writePermit.acquire();
         } catch (InterruptedException e) {
@@ -393,7 +395,7 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
                 } catch (BadKeyVersionException | NoSuchKeyException e) {
                     if (deadline.expired()) {
                         throw new DeadlineExceededException("a write to table synchronizer " + scope + "/" + name
-                                + " lost " + (conflicts + 1) + " races to other writers within " + UPDATE_TIMEOUT, e);
+                                + " lost " + (conflicts + 1) + " races to other writers within " + updateTimeout, e);
                     }
                 }
             }

@@ -52,14 +52,15 @@ public interface StateSynchronizer<S, U extends Update<S>> extends AutoCloseable
     /**
      * Changes the state with optimistic concurrency: brings the local copy up to date, calls {@code generator} with
      * the current state and appends the updates it returns — all of them or none — only if nobody appended since.
-     * If someone did, reads again and calls {@code generator} again, until the append wins or one minute passes.
+     * If someone did, reads again and calls {@code generator} again, until the append wins or the update timeout
+     * ({@link SynchronizerConfig#updateTimeout()}, one minute by default) passes.
      * Updates are never lost and never applied twice; {@code generator} may run several times and must not have
      * effects it cannot repeat.
      *
      * @param generator derives updates from the current state; an empty list or {@code null} writes nothing
      * @return the local state after the updates were applied
      * @throws IllegalStateException if the log holds no state yet (call {@link #initialize} first)
-     * @throws io.sluice.errors.DeadlineExceededException if other writers won every race for a minute
+     * @throws io.sluice.errors.DeadlineExceededException if other writers won every race until the update timeout
      * @throws IllegalArgumentException if the updates take more than one event (8 MiB)
      */
     S updateState(Function<? super S, ? extends List<? extends U>> generator);

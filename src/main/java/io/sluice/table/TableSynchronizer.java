@@ -60,12 +60,13 @@ public interface TableSynchronizer<K, V> extends AutoCloseable {
     /**
      * Changes the map with optimistic concurrency, as the class description says: fetches, calls {@code fn} with the
      * current map (read-only), writes what it returns atomically on the versions of the keys it read and wrote, and
-     * repeats after a conflict until the write wins or one minute passes. {@code fn} may run several times.
+     * repeats after a conflict until the write wins or the update timeout
+     * ({@link io.sluice.state.SynchronizerConfig#updateTimeout()}, one minute by default) passes. {@code fn} may run several times.
      *
      * @param fn returns the entries to write ({@code null} values remove their keys); an empty map or {@code null}
      *     writes nothing
      * @return the local copy after the write
-     * @throws io.sluice.errors.DeadlineExceededException if other writers won every race for a minute
+     * @throws io.sluice.errors.DeadlineExceededException if other writers won every race until the update timeout
      * @throws IllegalArgumentException if a key or value is too long, or the batch has too many keys
      */
     Map<K, V> update(Function<? super Map<K, V>, ? extends Map<K, V>> fn);

@@ -25,6 +25,7 @@ import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.TableSegmentClient;
 import io.sluice.segment.TableSegmentEntry;
 import io.sluice.server.EmbeddedServer;
+import io.sluice.state.SynchronizerConfig;
 import io.sluice.stream.Serializers;
 import io.sluice.table.TableSynchronizer;
 import io.sluice.table.TableSynchronizerScenarios;
@@ -63,7 +64,7 @@ class TableSynchronizerLostReplyTest {
 
     private static TableSynchronizer<String, Long> sync(SegmentCalls calls) {
         return new TableSynchronizerImpl<>("lost", "counters", new TableSegmentClient(calls, SEGMENT, null),
-                Serializers.utf8(), TableSynchronizerScenarios.LONGS);
+                Serializers.utf8(), TableSynchronizerScenarios.LONGS, SynchronizerConfig.DEFAULT);
     }
 
     /** @return the value of user key {@code key} as stored (prefix byte, then 8 bytes), read past the proxy */

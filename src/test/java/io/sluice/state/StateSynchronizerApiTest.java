@@ -3,6 +3,8 @@ package io.sluice.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.sluice.client.SluiceClient;
+import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.NoSuchStreamException;
 import io.sluice.server.EmbeddedServer;
 import io.sluice.stream.ScalingPolicy;
@@ -85,7 +88,7 @@ class StateSynchronizerApiTest {
         try (StateSynchronizer<String, SynchronizerScenarios.Append> s = env.sync(stream)) {
             assertThatThrownBy(() -> s.compact(x -> x)).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> s.updateState(null)).isInstanceOf(NullPointerException.class);
-            assertThatThrownBy(() -> s.updateStateUnconditionally(java.util.List.of()))
+            assertThatThrownBy(() -> s.updateStateUnconditionally(List.of()))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one update");
         }
         try (RevisionedStreamClient<String> log = env.log(stream)) {
@@ -95,6 +98,33 @@ class StateSynchronizerApiTest {
             assertThatThrownBy(() -> log.writeUnconditionally("x")).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("closed");
         }
+    }
+
+    @Test
+    void anUpdateThatLosesEveryRaceGivesUpAfterTheUpdateTimeout() {
+        String stream = env.newStream().apply("timeout");
+        SynchronizerConfig quick = new SynchronizerConfig(Duration.ofMillis(200));
+        try (StateSynchronizer<String, SynchronizerScenarios.Append> loser = client.newStateSynchronizer(SCOPE, stream,
+                SynchronizerScenarios.APPENDS, Serializers.utf8(), quick);
+             StateSynchronizer<String, SynchronizerScenarios.Append> winner = env.sync(stream)) {
+            loser.initialize("");
+            AtomicInteger calls = new AtomicInteger();
+            assertThatThrownBy(() -> loser.updateState(s -> {
+                calls.incrementAndGet();
+                winner.updateState(w -> List.of(new SynchronizerScenarios.Append("winner")));
+                return List.of(new SynchronizerScenarios.Append("loser"));
+            })).isInstanceOf(DeadlineExceededException.class).hasMessageContaining("lost");
+            assertThat(calls.get()).isGreaterThan(1);
+            loser.fetchUpdates();
+            assertThat(SynchronizerScenarios.items(loser.state())).containsOnlyKeys("winner")
+                    .containsEntry("winner", calls.get());
+        }
+        assertThatThrownBy(() -> new SynchronizerConfig(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("positive");
+        assertThatThrownBy(() -> new SynchronizerConfig(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> client.newStateSynchronizer(SCOPE, stream, SynchronizerScenarios.APPENDS,
+                Serializers.utf8(), null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("synchronizerConfig");
     }
 
     @Test
