@@ -219,6 +219,77 @@ public final class SluiceClient implements AutoCloseable {
         return new KeyValueTableImpl(scope, name, controller, stores.calls());
     }
 
+    // ---- synchronizers (issue 15) ----
+
+    /**
+     * Opens a state synchronizer on an existing stream (create it with one segment): a state shared through the
+     * stream's segment, in Pravega's format, so official-client synchronizers can share it. See
+     * {@link io.sluice.state.StateSynchronizer}. Blocks to ask the controller for the stream's segment; reads nothing
+     * until {@code fetchUpdates}, {@code initialize} or {@code updateState} is called.
+     *
+     * @param updateSerializer serializes single updates
+     * @param initialSerializer serializes whole states (written by {@code initialize} and {@code compact})
+     * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist or is sealed
+     */
+    public <S, U extends io.sluice.state.Update<S>> io.sluice.state.StateSynchronizer<S, U> newStateSynchronizer(
+            String scope, String stream, Serializer<U> updateSerializer, Serializer<S> initialSerializer) {
+        return newStateSynchronizer(scope, stream, updateSerializer, initialSerializer,
+                io.sluice.state.SynchronizerConfig.DEFAULT);
+    }
+
+    /** As {@link #newStateSynchronizer(String, String, Serializer, Serializer)}, with the given settings. */
+    public <S, U extends io.sluice.state.Update<S>> io.sluice.state.StateSynchronizer<S, U> newStateSynchronizer(
+            String scope, String stream, Serializer<U> updateSerializer, Serializer<S> initialSerializer,
+            io.sluice.state.SynchronizerConfig synchronizerConfig) {
+        Objects.requireNonNull(updateSerializer, "updateSerializer");
+        Objects.requireNonNull(initialSerializer, "initialSerializer");
+        Objects.requireNonNull(synchronizerConfig, "synchronizerConfig");
+        return new StateSynchronizerImpl<>(RevisionedStreamClientImpl.open(scope, stream, controller, stores),
+                updateSerializer, initialSerializer, synchronizerConfig);
+    }
+
+    /**
+     * Opens a revisioned stream client on an existing stream (create it with one segment): a log of values with
+     * conditional appends, in Pravega's format. See {@link io.sluice.state.RevisionedStreamClient}. Blocks to ask
+     * the controller for the stream's segment.
+     *
+     * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist or is sealed
+     */
+    public <T> io.sluice.state.RevisionedStreamClient<T> newRevisionedStreamClient(String scope, String stream,
+                                                                                Serializer<T> serializer) {
+        Objects.requireNonNull(serializer, "serializer");
+        return new RevisionedStreamClientImpl<>(RevisionedStreamClientImpl.open(scope, stream, controller, stores),
+                serializer);
+    }
+
+    /**
+     * Opens the table synchronizer {@code name} of {@code scope}, creating its table segment if it does not exist,
+     * and reads it: a map shared between processes with optimistic concurrency per key. See
+     * {@link io.sluice.table.TableSynchronizer}. Blocks for the creation and the first read.
+     *
+     * @param name the synchronizer's name: ASCII letters, digits, '.' and '-'
+     * @throws io.sluice.errors.NoSuchScopeException if the scope does not exist
+     * @throws IllegalArgumentException if a name is invalid
+     */
+    public <K, V> io.sluice.table.TableSynchronizer<K, V> newTableSynchronizer(String scope, String name,
+                                                                            Serializer<K> keySerializer,
+                                                                            Serializer<V> valueSerializer) {
+        return newTableSynchronizer(scope, name, keySerializer, valueSerializer,
+                io.sluice.state.SynchronizerConfig.DEFAULT);
+    }
+
+    /** As {@link #newTableSynchronizer(String, String, Serializer, Serializer)}, with the given settings. */
+    public <K, V> io.sluice.table.TableSynchronizer<K, V> newTableSynchronizer(String scope, String name,
+                                                                            Serializer<K> keySerializer,
+                                                                            Serializer<V> valueSerializer,
+                                                                            io.sluice.state.SynchronizerConfig
+                                                                                    synchronizerConfig) {
+        return TableSynchronizerImpl.open(scope, name, keySerializer, valueSerializer, synchronizerConfig, controller,
+                stores.calls());
+    }
+
+    // ---- end of synchronizers
+
     /** @return the controller client this client uses (internal: its type is not public API) */
     ControllerClient controller() {
         return controller;

@@ -228,6 +228,24 @@ public final class StateSynchronizer<S, U> {
     }
 
     /**
+     * Appends {@code updates} as one record whatever the log holds (no condition, no read first). The local copy is
+     * not changed: the next {@link #fetchUpdates} applies them in their place in the log. Blocks for the write.
+     *
+     * @param updates one or more updates
+     * @return the revision after the record
+     * @throws IllegalArgumentException if {@code updates} is empty or the encoded updates exceed
+     *     {@link RevisionedSegment#MAX_UPDATE_BYTES}
+     * @throws io.sluice.errors.SegmentSealedException if the segment is sealed
+     */
+    public long updateStateUnconditionally(List<? extends U> updates) {
+        Objects.requireNonNull(updates, "updates");
+        if (updates.isEmpty()) {
+            throw new IllegalArgumentException("at least one update is needed");
+        }
+        return segment.writeUnconditionally(encodeUpdates(updates));
+    }
+
+    /**
      * Writes {@code initial} as the first record of the log, only if the log is empty (a conditional append at
      * revision 0); otherwise reads the state that is there. Blocks for the I/O.
      *
@@ -264,16 +282,33 @@ public final class StateSynchronizer<S, U> {
      * @throws io.sluice.errors.SegmentSealedException if the segment is sealed
      */
     public long compact() {
+        return compact(s -> s);
+    }
+
+    /**
+     * As {@link #compact()}, writing {@code compactor}'s answer for the current state as the full state instead of
+     * the state itself (it may be called several times, after conflicts).
+     *
+     * @param compactor returns the full state to write, or {@code null} to write nothing
+     * @return the revision of the full-state record (the mark), or {@link RevisionedSegment#NO_MARK} if
+     *     {@code compactor} returned {@code null} and nothing was written
+     */
+    public long compact(Function<? super S, ? extends S> compactor) {
+        Objects.requireNonNull(compactor, "compactor");
         Deadline deadline = Deadline.after(updateTimeout);
         long markAt;
         for (int conflicts = 0; ; conflicts++) {
             Local<S> seen = fetched();
-            long revision = segment.writeConditionally(seen.revision(), encodeState(seen.state()));
+            S full = compactor.apply(seen.state());
+            if (full == null) {
+                return RevisionedSegment.NO_MARK;
+            }
+            long revision = segment.writeConditionally(seen.revision(), encodeState(full));
             if (revision != RevisionedSegment.CONFLICT) {
                 lock.lock();
                 try {
                     if (local.revision() == seen.revision()) {
-                        local = new Local<>(local.state(), revision);
+                        local = new Local<>(full, revision);
                     }
                 } finally {
                     lock.unlock();

@@ -32,6 +32,7 @@ import io.sluice.wire.SegmentAlreadyExists;
 import io.sluice.wire.SegmentCreated;
 import io.sluice.wire.SegmentDeleted;
 import io.sluice.wire.TableEntries;
+import io.sluice.wire.TableEntriesDeltaRead;
 import io.sluice.wire.TableEntriesRead;
 import io.sluice.wire.TableEntriesUpdated;
 import io.sluice.wire.TableEntry;
@@ -520,6 +521,45 @@ public final class TableSegmentClient {
      */
     public TableSegmentDeltaReader deltaReader(long fromPosition, int batchSize) {
         return new TableSegmentDeltaReader(calls, segment, tokens, fromPosition, batchSize);
+    }
+
+    /**
+     * One delta read, without a reader thread and without waiting: the entries written from {@code fromPosition} on,
+     * at most {@code maxEntries} of them (the newest value of each key in the span read, ordered by version; removals
+     * are not reported). Call again from {@link TableSegmentChanges#position()} until {@link DeltaRead#reachedEnd()}
+     * to see every change made before the first call.
+     *
+     * @param fromPosition 0, the table's length, or a position an earlier delta read returned
+     * @param maxEntries entries asked for, at least 1 (a suggestion the segment store may round)
+     * @return the changes and whether they reach the table's end
+     * @throws IllegalArgumentException if {@code fromPosition} is negative or {@code maxEntries} below 1
+     * @throws InvalidRequestException if the segment store has no delta reads for this table (fixed-length keys)
+     * @throws NoSuchSegmentException if the table segment does not exist
+     */
+    public DeltaRead readDelta(long fromPosition, int maxEntries) {
+        if (fromPosition < 0) {
+            throw new IllegalArgumentException("a delta read of table segment " + segment + " starts at a position of"
+                    + " 0 or more: " + fromPosition);
+        }
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("a delta read asks for at least 1 entry: " + maxEntries);
+        }
+        TableEntriesDeltaRead r = TableSegmentDeltaReader.readDelta(calls, segment, tokens, fromPosition, maxEntries);
+        return new DeltaRead(new TableSegmentChanges(TableSegmentDeltaReader.sorted(segment, r.entries()),
+                r.shouldClear(), TableSegmentDeltaReader.next(r, fromPosition)), r.reachedEnd());
+    }
+
+    /**
+     * What one {@link #readDelta} returned.
+     *
+     * @param changes the entries read, whether earlier state must be dropped, and where to read next
+     * @param reachedEnd true if the read reached the table's end as the segment store saw it
+     */
+    public record DeltaRead(TableSegmentChanges changes, boolean reachedEnd) {
+        /** Checks the values. */
+        public DeltaRead {
+            Objects.requireNonNull(changes, "changes");
+        }
     }
 
     @Override

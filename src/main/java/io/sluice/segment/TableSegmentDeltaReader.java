@@ -292,7 +292,7 @@ public final class TableSegmentDeltaReader implements Iterator<TableSegmentChang
                 }
             }
             long next = next(r, at);
-            List<TableSegmentEntry> entries = sorted(r.entries());
+            List<TableSegmentEntry> entries = sorted(segment, r.entries());
             if (!entries.isEmpty() || r.shouldClear()) {
                 hand(new TableSegmentChanges(entries, r.shouldClear(), next));
             }
@@ -303,7 +303,7 @@ public final class TableSegmentDeltaReader implements Iterator<TableSegmentChang
     }
 
     /** A real segment store answers a read that finds nothing with lastPosition 0: the position stays then. */
-    private static long next(TableEntriesDeltaRead r, long at) {
+    static long next(TableEntriesDeltaRead r, long at) {
         return Math.max(at, r.lastPosition());
     }
 
@@ -312,6 +312,12 @@ public final class TableSegmentDeltaReader implements Iterator<TableSegmentChang
     }
 
     private TableEntriesDeltaRead readDelta(long at) {
+        return readDelta(calls, segment, tokens, at, batchSize);
+    }
+
+    /** One {@code ReadTableEntriesDelta} from {@code at} through the call layer (also {@link TableSegmentClient#readDelta}). */
+    static TableEntriesDeltaRead readDelta(SegmentCalls calls, String segment, DelegationTokenProvider tokens, long at,
+                                           int batchSize) {
         Reply reply = calls.call(segment, tokens, "delta read of table segment " + segment + " from " + at,
                 (id, token) -> new ReadTableEntriesDelta(id, segment, token, at, batchSize), null);
         return switch (reply) {
@@ -323,7 +329,8 @@ public final class TableSegmentDeltaReader implements Iterator<TableSegmentChang
         };
     }
 
-    private List<TableSegmentEntry> sorted(io.sluice.wire.TableEntries wire) {
+    /** The entries of a delta read, ordered by version (the order of the writes). */
+    static List<TableSegmentEntry> sorted(String segment, io.sluice.wire.TableEntries wire) {
         List<TableSegmentEntry> out = new ArrayList<>(wire.entries().size());
         for (TableEntry e : wire.entries()) {
             long version = e.key().keyVersion();

@@ -101,6 +101,7 @@ public final class Driver {
                 case "bytestream-interop" -> ByteStreamInteropPart.run(run, report);
                 case "kvt-interop" -> KvtInteropPart.run(run, report);
                 case "batch-read" -> BatchInteropPart.run(run, report);
+                case "sync-interop" -> SyncInteropPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {

@@ -93,6 +93,12 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               batch-read  the official BatchClientFactory reads every segment of the EXISTING --scope/--stream
                        (UNBOUNDED to UNBOUNDED, all ranges at once, events as UTF-8) and reports ranges, read,
                        the sorted events and their CRC-32 (see BatchInteropPart). Nothing created or deleted
+              sync-interop  on the EXISTING one-segment streams --scope/--stream and --scope/--stream-rev:
+                       --role write: the official StateSynchronizer (UTF-8 text state, updates appending an item)
+                       initializes "official-init", appends "official:i" for i < --events, one unconditional
+                       update, compacts, appends once more; its RevisionedStreamClient writes "official-rev:i"
+                       conditionally and sets the mark. --role read: reads both and writes once more
+                       conditionally; both report states, revisions and marks as text (see SyncInteropPart)
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -130,8 +136,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                                       (begin, --txn-events writes, commit awaited), read back; reports
                                       events/s and commit latency p50/p99 under "transactions" (default 0)
               --txn-events N          bench: events per transaction, default 100
-              --role write|read       watermarks, large-events, bytestream-interop, kvt-interop: which side the
-                                      official client plays
+              --role write|read       watermarks, large-events, bytestream-interop, kvt-interop,
+                                      sync-interop: which side the official client plays
             stdout: one JSON line; logs: stderr. exit 0 = every check passed, 1 = a check failed,
             2 = bad usage, 3 = timed out.""";
 
@@ -158,7 +164,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("help");
         }
         if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop",
-                "kvt-interop", "batch-read").contains(mode)) {
+                "kvt-interop", "batch-read", "sync-interop").contains(mode)) {
             throw new UsageException("unknown mode '" + mode
                     + "': expected verify, bench, route, txn-interop, watermarks or large-events");
         }
@@ -318,6 +324,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (kvt && (role == null || !scopeGiven || !streamGiven)) {
             throw new UsageException("kvt-interop needs --role write|read, --scope and --stream (an existing table)");
         }
+        boolean sync = mode.equals("sync-interop");
+        if (sync && (role == null || !scopeGiven || !streamGiven)) {
+            throw new UsageException("sync-interop needs --role write|read, --scope and --stream (existing one-segment"
+                    + " streams S/T and S/T-rev)");
+        }
         if (size > Payload.MAX_EVENT_BYTES && !large && !bytes && !(mode.equals("bench") && largeEvents)) {
             throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
                     + "large-events, or bench --large-events");
@@ -327,7 +338,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("batch-read needs --scope and --stream (an existing stream)");
         }
         boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
-                || large || bytes || kvt || batchRead;
+                || large || bytes || kvt || batchRead || sync;
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
                 txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch, batch);
