@@ -15,6 +15,10 @@ import io.sluice.controller.ControllerClient;
 import io.sluice.controller.GrpcControllerClient;
 import io.sluice.segment.SegmentLocator;
 import io.sluice.segment.SegmentStores;
+import io.sluice.state.RevisionedStreamClient;
+import io.sluice.state.StateSynchronizer;
+import io.sluice.state.SynchronizerConfig;
+import io.sluice.state.Update;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ReaderConfig;
@@ -23,6 +27,7 @@ import io.sluice.stream.Serializer;
 import io.sluice.stream.Transaction;
 import io.sluice.stream.TransactionalEventStreamWriter;
 import io.sluice.stream.WriterConfig;
+import io.sluice.table.TableSynchronizer;
 
 /**
  * The one entry point of Sluice: connects to a Pravega controller and hands out writers, readers and managers.
@@ -219,28 +224,26 @@ public final class SluiceClient implements AutoCloseable {
         return new KeyValueTableImpl(scope, name, controller, stores.calls());
     }
 
-    // ---- synchronizers (issue 15) ----
-
     /**
      * Opens a state synchronizer on an existing stream (create it with one segment): a state shared through the
      * stream's segment, in Pravega's format, so official-client synchronizers can share it. See
-     * {@link io.sluice.state.StateSynchronizer}. Blocks to ask the controller for the stream's segment; reads nothing
+     * {@link StateSynchronizer}. Blocks to ask the controller for the stream's segment; reads nothing
      * until {@code fetchUpdates}, {@code initialize} or {@code updateState} is called.
      *
      * @param updateSerializer serializes single updates
      * @param initialSerializer serializes whole states (written by {@code initialize} and {@code compact})
      * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist or is sealed
      */
-    public <S, U extends io.sluice.state.Update<S>> io.sluice.state.StateSynchronizer<S, U> newStateSynchronizer(
+    public <S, U extends Update<S>> StateSynchronizer<S, U> newStateSynchronizer(
             String scope, String stream, Serializer<U> updateSerializer, Serializer<S> initialSerializer) {
         return newStateSynchronizer(scope, stream, updateSerializer, initialSerializer,
-                io.sluice.state.SynchronizerConfig.DEFAULT);
+                SynchronizerConfig.DEFAULT);
     }
 
     /** As {@link #newStateSynchronizer(String, String, Serializer, Serializer)}, with the given settings. */
-    public <S, U extends io.sluice.state.Update<S>> io.sluice.state.StateSynchronizer<S, U> newStateSynchronizer(
+    public <S, U extends Update<S>> StateSynchronizer<S, U> newStateSynchronizer(
             String scope, String stream, Serializer<U> updateSerializer, Serializer<S> initialSerializer,
-            io.sluice.state.SynchronizerConfig synchronizerConfig) {
+            SynchronizerConfig synchronizerConfig) {
         Objects.requireNonNull(updateSerializer, "updateSerializer");
         Objects.requireNonNull(initialSerializer, "initialSerializer");
         Objects.requireNonNull(synchronizerConfig, "synchronizerConfig");
@@ -250,13 +253,13 @@ public final class SluiceClient implements AutoCloseable {
 
     /**
      * Opens a revisioned stream client on an existing stream (create it with one segment): a log of values with
-     * conditional appends, in Pravega's format. See {@link io.sluice.state.RevisionedStreamClient}. Blocks to ask
+     * conditional appends, in Pravega's format. See {@link RevisionedStreamClient}. Blocks to ask
      * the controller for the stream's segment.
      *
      * @throws io.sluice.errors.NoSuchStreamException if the stream does not exist or is sealed
      */
-    public <T> io.sluice.state.RevisionedStreamClient<T> newRevisionedStreamClient(String scope, String stream,
-                                                                                Serializer<T> serializer) {
+    public <T> RevisionedStreamClient<T> newRevisionedStreamClient(String scope, String stream,
+            Serializer<T> serializer) {
         Objects.requireNonNull(serializer, "serializer");
         return new RevisionedStreamClientImpl<>(RevisionedStreamClientImpl.open(scope, stream, controller, stores),
                 serializer);
@@ -265,30 +268,25 @@ public final class SluiceClient implements AutoCloseable {
     /**
      * Opens the table synchronizer {@code name} of {@code scope}, creating its table segment if it does not exist,
      * and reads it: a map shared between processes with optimistic concurrency per key. See
-     * {@link io.sluice.table.TableSynchronizer}. Blocks for the creation and the first read.
+     * {@link TableSynchronizer}. Blocks for the creation and the first read.
      *
      * @param name the synchronizer's name: ASCII letters, digits, '.' and '-'
      * @throws io.sluice.errors.NoSuchScopeException if the scope does not exist
      * @throws IllegalArgumentException if a name is invalid
      */
-    public <K, V> io.sluice.table.TableSynchronizer<K, V> newTableSynchronizer(String scope, String name,
-                                                                            Serializer<K> keySerializer,
-                                                                            Serializer<V> valueSerializer) {
+    public <K, V> TableSynchronizer<K, V> newTableSynchronizer(String scope, String name, Serializer<K> keySerializer,
+            Serializer<V> valueSerializer) {
         return newTableSynchronizer(scope, name, keySerializer, valueSerializer,
-                io.sluice.state.SynchronizerConfig.DEFAULT);
+                SynchronizerConfig.DEFAULT);
     }
 
     /** As {@link #newTableSynchronizer(String, String, Serializer, Serializer)}, with the given settings. */
-    public <K, V> io.sluice.table.TableSynchronizer<K, V> newTableSynchronizer(String scope, String name,
-                                                                            Serializer<K> keySerializer,
-                                                                            Serializer<V> valueSerializer,
-                                                                            io.sluice.state.SynchronizerConfig
-                                                                                    synchronizerConfig) {
+    public <K, V> TableSynchronizer<K, V> newTableSynchronizer(String scope, String name, Serializer<K> keySerializer,
+            Serializer<V> valueSerializer, SynchronizerConfig synchronizerConfig) {
         return TableSynchronizerImpl.open(scope, name, keySerializer, valueSerializer, synchronizerConfig, controller,
                 stores.calls());
     }
 
-    // ---- end of synchronizers
 
     /** @return the controller client this client uses (internal: its type is not public API) */
     ControllerClient controller() {
