@@ -361,6 +361,9 @@ final class SocketConnection implements Connection {
                         return;
                     }
                     written += 2;
+                    if (buf.position() >= DIRECT_WRITE_THRESHOLD) {
+                        flush(buf); // so the buffer holds at most about one large frame, and is kept
+                    }
                     if (item instanceof ByteBuffer b && b.remaining() > DIRECT_WRITE_THRESHOLD && b.hasArray()) {
                         flush(buf);
                         out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());

@@ -71,9 +71,15 @@ sealed interface ContainerOp {
     record CreateTransient(long timestampMillis, String segment, long requestId) implements ContainerOp {
     }
 
+    /** Bytes of an append's entry besides its segment name and data: type, time, writer, numbers, request id. */
+    int APPEND_FIELD_BYTES = 1 + Long.BYTES + 16 + Long.BYTES + Integer.BYTES + Long.BYTES
+            + Long.BYTES;
+
     /** @return the entry's bytes */
     static byte[] encode(ContainerOp op) {
-        WireOutput out = new WireOutput(64 + (op instanceof Append a ? a.data.remaining() : 0));
+        // an append is sized exactly, so its entry (as large as the data) is allocated once and not copied again
+        WireOutput out = new WireOutput(op instanceof Append a ? APPEND_FIELD_BYTES + WireOutput.utfBytes(a.segment())
+                + Integer.BYTES + a.data.remaining() : 64);
         switch (op) {
             case Wire w -> {
                 out.writeByte(1);
@@ -98,7 +104,7 @@ sealed interface ContainerOp {
                 out.writeLong(t.requestId());
             }
         }
-        return out.toByteArray();
+        return out.detach();
     }
 
     /**

@@ -60,6 +60,19 @@ public final class WireOutput {
         return out;
     }
 
+    /**
+     * @return the bytes written so far without a copy when they fill the backing array exactly (size the output with
+     *     {@link #WireOutput(int)} and {@link #utfBytes}), else a copy; the output must not be written to afterwards
+     */
+    public byte[] detach() {
+        return buf.position() == buf.capacity() ? buf.array() : toByteArray();
+    }
+
+    /** @return the bytes {@link #writeUtf} writes for {@code s}: its length field and its modified UTF-8 */
+    public static int utfBytes(String s) {
+        return 2 + ModifiedUtf8.encodedLength(s == null ? "" : s);
+    }
+
     /** @return the backing array (bytes 0 to {@link #position()} are valid) */
     public byte[] array() {
         return buf.array();
