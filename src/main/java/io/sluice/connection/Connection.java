@@ -69,6 +69,17 @@ public interface Connection extends AutoCloseable {
      */
     Claim tryClaim(int bytes);
 
+    /**
+     * Sends a command from the calling thread if the connection is idle (as a {@link #tryClaim claim}), else queues
+     * it as {@link #send} does: for a caller that waits for the reply, which then spares the hand-over to the
+     * connection's writer thread. The caller must hold no lock: this may write to the socket.
+     *
+     * @throws io.sluice.errors.ConnectionFailedException if the connection is gone
+     */
+    default void sendNow(WireCommand command) {
+        send(command);
+    }
+
     /** An open claim on a connection's socket: write with it exactly once. */
     interface Claim {
         /**

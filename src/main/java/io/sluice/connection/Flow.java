@@ -84,6 +84,20 @@ public final class Flow implements AutoCloseable {
     }
 
     /**
+     * Sends a command from the calling thread if the connection is idle, else queues it: see
+     * {@link Connection#sendNow}. The caller must hold no lock.
+     *
+     * @throws ConnectionFailedException if the connection is gone
+     */
+    public void sendNow(WireCommand command) {
+        Delivery.Dropped d = dropped;
+        if (d != null) {
+            throw d.toException();
+        }
+        connection.sendNow(command);
+    }
+
+    /**
      * Waits for the next reply routed to this flow.
      *
      * @return the reply (which may be an {@link io.sluice.wire.ErrorReply})

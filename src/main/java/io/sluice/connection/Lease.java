@@ -42,6 +42,11 @@ public final class Lease implements AutoCloseable {
         flow.send(command);
     }
 
+    /** Sends on the flow, from the calling thread if the connection is idle. See {@link Flow#sendNow}. */
+    public void sendNow(WireCommand command) {
+        flow.sendNow(command);
+    }
+
     /** Waits for the flow's next reply. See {@link Flow#await}. */
     public Reply await(Deadline deadline) {
         return flow.await(deadline);

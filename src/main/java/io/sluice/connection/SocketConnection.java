@@ -188,6 +188,22 @@ final class SocketConnection implements Connection {
     }
 
     @Override
+    public void sendNow(WireCommand command) {
+        if (writeState.get() != 0) {
+            send(command); // busy: the writer thread batches it with the rest
+            return;
+        }
+        byte[] frame = FrameCodec.encode(command);
+        Claim direct = tryClaim(frame.length);
+        if (direct == null) {
+            requireOpen();
+            enqueue(ByteBuffer.wrap(frame));
+            return;
+        }
+        direct.write(out -> out.writeBytes(frame, 0, frame.length));
+    }
+
+    @Override
     public void sendFrames(ByteBuffer frames) {
         enqueue(frames.slice());
     }

@@ -166,7 +166,7 @@ public final class SegmentCalls {
             if (r.requestId() != id) {
                 throw new IllegalArgumentException(r.type() + " must carry the request id it was given (" + id + ")");
             }
-            lease.send(r);
+            lease.sendNow(r); // the caller waits for the reply and holds no lock: spare the writer thread's wake-up
             while (true) {
                 Reply reply = lease.await(deadline);
                 if (reply.requestId() != id) {

@@ -298,16 +298,22 @@ class ConnectionTest {
 
     @Test
     void writesFromManyThreadsAllArriveIntact() throws Exception {
-        sendFromManyThreadsAndCheckOrder(false);
+        sendFromManyThreadsAndCheckOrder(false, false);
+    }
+
+    @Test
+    void sendNowFromManyThreadsArrivesIntactAndInOrder() throws Exception {
+        sendFromManyThreadsAndCheckOrder(false, true);
     }
 
     /**
      * 16 threads send 500 commands each, claiming the connection for a direct write whenever it is idle if
-     * {@code claim}; the server must get every command intact and each thread's in the order it sent them.
+     * {@code claim} (or through {@link Connection#sendNow} if {@code now}); the server must get every command intact
+     * and each thread's in the order it sent them.
      *
      * @return how many commands went out through a claim
      */
-    private int sendFromManyThreadsAndCheckOrder(boolean claim) throws Exception {
+    private int sendFromManyThreadsAndCheckOrder(boolean claim, boolean now) throws Exception {
         int threads = 16;
         int perThread = 500;
         CountDownLatch received = new CountDownLatch(threads * perThread);
@@ -330,6 +336,8 @@ class ConnectionTest {
                         if (direct != null) {
                             claimed.incrementAndGet();
                             direct.write(out -> FrameCodec.encode(command, out));
+                        } else if (now) {
+                            c.sendNow(command);
                         } else {
                             c.send(command);
                         }
@@ -370,6 +378,27 @@ class ConnectionTest {
                 .isEqualTo("sent-while-claimed");
     }
 
+    @Test
+    void sendNowWhileAClaimIsOpenGoesOutAfterIt() throws Exception {
+        BlockingQueue<String> seen = new ArrayBlockingQueue<>(16);
+        FakeSegmentStore store = track(new FakeSegmentStore((request, peer) -> {
+            if (request instanceof GetStreamSegmentInfo g) {
+                seen.add(g.segmentName());
+            }
+        }));
+        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        c.sendNow(new GetStreamSegmentInfo(1, "idle", ""));
+        assertThat(seen.poll(20, TimeUnit.SECONDS)).isEqualTo("idle");
+        Connection.Claim claim = claimWhenIdle(c);
+        c.sendNow(new GetStreamSegmentInfo(2, "sent-now-while-claimed", ""));
+        claim.write(out -> FrameCodec.encode(new GetStreamSegmentInfo(3, "claimed", ""), out));
+        assertThat(seen.poll(20, TimeUnit.SECONDS)).isEqualTo("claimed");
+        assertThat(seen.poll(20, TimeUnit.SECONDS)).isEqualTo("sent-now-while-claimed");
+        c.close();
+        assertThatThrownBy(() -> c.sendNow(new GetStreamSegmentInfo(4, "closed", "")))
+                .isInstanceOf(ConnectionFailedException.class);
+    }
+
     /**
      * Claims the connection once its writer thread has written the Hello (which it counts as queued until its write
      * returns, possibly after the answer arrived).
@@ -396,7 +425,7 @@ class ConnectionTest {
 
     @Test
     void claimsAndQueuedSendsFromManyThreadsArriveIntactAndInOrder() throws Exception {
-        assertThat(sendFromManyThreadsAndCheckOrder(true)).as("some writes went out directly").isPositive();
+        assertThat(sendFromManyThreadsAndCheckOrder(true, false)).as("some writes went out directly").isPositive();
     }
 
     @Test
