@@ -23,9 +23,7 @@ import io.sluice.stream.KeyRange;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.StreamCut;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,27 +44,12 @@ class BatchClientInteropCompatTest {
     private static final String OFFICIAL = "official:";
 
     @RegisterExtension
+    @Order(1)
     static final RealPravegaScope real = new RealPravegaScope("compat-batch-interop");
 
-    private static BothServers servers;
-
-    @BeforeAll
-    static void start() throws Exception {
-        OfficialClient.build();
-        servers = new BothServers(real);
-    }
-
-    @AfterEach
-    void deleteStreams() {
-        servers.deleteCreated();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (servers != null) {
-            servers.close();
-        }
-    }
+    @RegisterExtension
+    @Order(2) // after the scope it uses
+    static final BothServersExtension both = new BothServersExtension(real);
 
     /** Seals the stream's four segments and splits its key space into five (a fixed policy allows no fewer). */
     private static void scale(Target t, ScopedStream s) {
@@ -109,7 +92,7 @@ class BatchClientInteropCompatTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"real", "embedded"})
     void theOfficialBatchClientReadsWhatSluiceWroteAcrossAScale(String server) throws Exception {
-        Target t = servers.target(server);
+        Target t = both.servers().target(server);
         ScopedStream s = t.createStream("to-official-" + System.nanoTime(), 4);
         BatchReads.write(t.client(), s, 0, 300);
         scale(t, s);
@@ -129,7 +112,7 @@ class BatchClientInteropCompatTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"real", "embedded"})
     void sluicesBatchClientReadsWhatTheOfficialWriterWroteAcrossAScale(String server) throws Exception {
-        Target t = servers.target(server);
+        Target t = both.servers().target(server);
         ScopedStream s = t.createStream("from-official-" + System.nanoTime(), 4);
         int keys = 200;
         List<String> hexKeys = new ArrayList<>();
@@ -182,7 +165,7 @@ class BatchClientInteropCompatTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"real", "embedded"})
     void largeEventsAmongSmallOnesComeBackWholeAndInOrderThroughBothBatchClients(String server) throws Exception {
-        Target t = servers.target(server);
+        Target t = both.servers().target(server);
         ScopedStream s = t.createStream("large-" + System.nanoTime());
         List<byte[]> events = BatchReads.largeAmongSmall(3, 12 * 1024 * 1024);
         BatchReads.writeLarge(t.client(), s, events);

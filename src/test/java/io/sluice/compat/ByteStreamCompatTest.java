@@ -17,9 +17,7 @@ import io.sluice.compat.BothServers.Target;
 import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.SegmentTruncatedException;
 import io.sluice.stream.ScopedStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,30 +38,15 @@ class ByteStreamCompatTest {
     private static final Duration DRIVER_TIMEOUT = Duration.ofMinutes(3);
 
     @RegisterExtension
+    @Order(1)
     static final RealPravegaScope real = new RealPravegaScope("compat-bytes");
 
-    private static BothServers servers;
-
-    @BeforeAll
-    static void start() throws Exception {
-        OfficialClient.build();
-        servers = new BothServers(real);
-    }
-
-    @AfterEach
-    void deleteStreams() {
-        servers.deleteCreated();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (servers != null) {
-            servers.close();
-        }
-    }
+    @RegisterExtension
+    @Order(2) // after the scope it uses
+    static final BothServersExtension both = new BothServersExtension(real);
 
     private static Target target(String name) {
-        return servers.target(name);
+        return both.servers().target(name);
     }
 
     /** The driver's bytes ({@code ByteStreamInteropPart.content}). */

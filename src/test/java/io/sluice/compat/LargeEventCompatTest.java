@@ -23,9 +23,7 @@ import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.WriterConfig;
 import io.sluice.wire.Event;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -51,30 +49,15 @@ class LargeEventCompatTest {
     private static final String KEY = "large";
 
     @RegisterExtension
+    @Order(1)
     static final RealPravegaScope real = new RealPravegaScope("compat-large");
 
-    private static BothServers servers;
-
-    @BeforeAll
-    static void start() throws Exception {
-        OfficialClient.build();
-        servers = new BothServers(real);
-    }
-
-    @AfterEach
-    void deleteStreams() {
-        servers.deleteCreated();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (servers != null) {
-            servers.close();
-        }
-    }
+    @RegisterExtension
+    @Order(2) // after the scope it uses
+    static final BothServersExtension both = new BothServersExtension(real);
 
     private static Target target(String name) {
-        return servers.target(name);
+        return both.servers().target(name);
     }
 
     /** The bytes of the driver's event {@code index} ({@code LargeEventPart.content}): index, size, xorshift64. */

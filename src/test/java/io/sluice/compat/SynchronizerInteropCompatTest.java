@@ -9,9 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,26 +37,11 @@ class SynchronizerInteropCompatTest {
     private static final int UPDATES = 5;
 
     @RegisterExtension
+    @Order(1)
     static final RealPravegaScope real = new RealPravegaScope("compat-sync-interop");
-    private static BothServers servers;
-
-    @BeforeAll
-    static void start() throws Exception {
-        OfficialClient.build();
-        servers = new BothServers(real);
-    }
-
-    @AfterEach
-    void deleteStreams() {
-        servers.deleteCreated();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (servers != null) {
-            servers.close();
-        }
-    }
+    @RegisterExtension
+    @Order(2) // after the scope it uses
+    static final BothServersExtension both = new BothServersExtension(real);
 
     private static Map<String, Object> driver(Target t, String stream, String role) throws Exception {
         OfficialClient.Result result = OfficialClient.run("sync-" + role + "-" + stream,
@@ -94,7 +77,7 @@ class SynchronizerInteropCompatTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"real", "embedded"})
     void sluiceWritesTheOfficialClientReadsAndContinues(String server) throws Exception {
-        Target target = servers.target(server);
+        Target target = both.servers().target(server);
         String stream = "from-sluice";
         target.createStream(stream);
         target.createStream(stream + "-rev");
@@ -143,7 +126,7 @@ class SynchronizerInteropCompatTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"real", "embedded"})
     void theOfficialClientWritesSluiceReadsAndContinues(String server) throws Exception {
-        Target target = servers.target(server);
+        Target target = both.servers().target(server);
         String stream = "from-official";
         target.createStream(stream);
         target.createStream(stream + "-rev");
