@@ -6,6 +6,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -363,7 +364,7 @@ final class SocketConnection implements Connection {
     }
 
     private void writeLoop() {
-        WireOutput buf = new WireOutput(64 * 1024);
+        WireOutput buf = batchBuffer();
         List<Object> batch = new ArrayList<>();
         try {
             while (true) {
@@ -398,16 +399,34 @@ final class SocketConnection implements Connection {
                 out.flush();
                 writeState.addAndGet(-written);
                 if (buf.array().length > MAX_RETAINED_BUFFER) {
-                    buf = new WireOutput(64 * 1024);
+                    buf = batchBuffer();
                 }
             }
         } catch (InterruptedException e) {
             end("writer interrupted", e);
         } catch (IOException e) {
             end(ended.get() != null ? "closed" : "write failed: " + e.getMessage(), e);
+        } catch (UncheckedIOException e) { // from a payload written straight to the socket
+            end(ended.get() != null ? "closed" : "write failed: " + e.getCause().getMessage(), e.getCause());
         } catch (RuntimeException e) {
             end("writer failed: " + e, e);
         }
+    }
+
+    /**
+     * @return a batch buffer for the writer thread: large raw payloads (byte stream writes) go from the caller's
+     *     copy straight to the socket instead of through it
+     */
+    private WireOutput batchBuffer() {
+        WireOutput buf = new WireOutput(64 * 1024);
+        buf.spillLargePayloadsTo((bytes, offset, length) -> {
+            try {
+                out.write(bytes, offset, length);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        return buf;
     }
 
     /**

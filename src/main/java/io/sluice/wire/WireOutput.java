@@ -17,6 +17,22 @@ public final class WireOutput {
     private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     private ByteBuffer buf;
+    /** Where large headerless payloads go past the buffer, or null: see {@link #spillLargePayloadsTo}. */
+    private Spill spill;
+
+    /** A payload without headers at least this large goes straight to the {@link Spill}, if there is one. */
+    public static final int SPILL_BYTES = 64 * 1024;
+
+    /** The stream the buffer is written to, for payloads too large to be worth copying into the buffer first. */
+    @FunctionalInterface
+    public interface Spill {
+        /**
+         * Writes bytes out, in order after everything written to it before.
+         *
+         * @throws java.io.UncheckedIOException if the write failed
+         */
+        void write(byte[] bytes, int offset, int length);
+    }
 
     /** Creates an output with a 4 KiB initial capacity. */
     public WireOutput() {
@@ -28,6 +44,18 @@ public final class WireOutput {
      */
     public WireOutput(int initialCapacity) {
         this.buf = ByteBuffer.allocate(Math.max(16, initialCapacity));
+    }
+
+    /**
+     * Lets {@link #writeEventGroups} write a headerless payload of at least {@link #SPILL_BYTES} bytes straight to
+     * {@code spill} instead of copying it into the buffer: it first writes what the buffer holds to {@code spill}
+     * and clears it, then the payload. So the owner writes the buffer to the same stream, after the spilled bytes,
+     * and must not rely on {@link #position()} across such a call.
+     *
+     * @param spill the stream the buffer is written to, or null to copy every payload
+     */
+    public void spillLargePayloadsTo(Spill spill) {
+        this.spill = spill;
     }
 
     /** Forgets everything written; keeps the capacity. */
@@ -222,6 +250,10 @@ public final class WireOutput {
      * @throws IllegalArgumentException if the payloads take another number of bytes; nothing is written then
      */
     public void writeEventGroups(List<? extends AppendEncoder.EventGroup> groups, int framedBytes) {
+        if (spill != null && framedBytes >= SPILL_BYTES && spillsAny(groups)) {
+            writeEventGroupsSpilling(groups, framedBytes);
+            return;
+        }
         ensure(framedBytes);
         byte[] a = buf.array();
         int base = buf.arrayOffset();
@@ -234,6 +266,46 @@ public final class WireOutput {
                     : putEventFrames(a, p, end, group.payloads(), framedBytes);
         }
         buf.position(checkFramed(start, p, framedBytes) - base);
+    }
+
+    private static boolean spillsAny(List<? extends AppendEncoder.EventGroup> groups) {
+        for (AppendEncoder.EventGroup g : groups) {
+            if (g.headerless()) {
+                for (ByteBuffer p : g.payloads()) {
+                    if (p.remaining() >= SPILL_BYTES && p.hasArray()) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** {@link #writeEventGroups} with the large headerless payloads written straight to the spill. */
+    private void writeEventGroupsSpilling(List<? extends AppendEncoder.EventGroup> groups, int framedBytes) {
+        long sum = 0;
+        for (AppendEncoder.EventGroup g : groups) {
+            for (ByteBuffer p : g.payloads()) {
+                sum += (g.headerless() ? 0 : 8) + p.remaining();
+            }
+        }
+        if (sum != framedBytes) { // checked first: nothing is written then
+            throw new IllegalArgumentException("event frames take " + sum + " bytes, not the " + framedBytes
+                    + " announced");
+        }
+        for (AppendEncoder.EventGroup g : groups) {
+            for (ByteBuffer p : g.payloads()) {
+                if (!g.headerless()) {
+                    writeEventFrame(p);
+                } else if (p.remaining() >= SPILL_BYTES && p.hasArray()) {
+                    spill.write(buf.array(), buf.arrayOffset(), buf.position());
+                    buf.clear();
+                    spill.write(p.array(), p.arrayOffset() + p.position(), p.remaining());
+                } else {
+                    writeBytes(p);
+                }
+            }
+        }
     }
 
     /** Puts the frames of {@code payloads} at {@code a[p]}, no further than {@code end}; returns where they end. */

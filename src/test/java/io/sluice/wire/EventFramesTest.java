@@ -76,6 +76,46 @@ class EventFramesTest {
         assertThatThrownBy(() -> EventFrames.count(b)).isInstanceOf(InvalidWireCommandException.class)
                 .hasMessageContaining("negative length -5");
     }
+    /** A group for the tests: raw (headerless) or framed events. */
+    private record TestGroup(List<ByteBuffer> payloads, boolean headerless) implements AppendEncoder.EventGroup {
+        @Override
+        public int framedSize() {
+            return payloads.stream().mapToInt(p -> p.remaining() + (headerless ? 0 : 8)).sum();
+        }
+    }
+
+    @Test
+    void largeRawPayloadsSpilledStraightToTheStreamGiveTheSameBytes() {
+        Random random = new Random(7);
+        byte[] big = new byte[WireOutput.SPILL_BYTES * 3 + 5];
+        random.nextBytes(big);
+        ByteBuffer large = ByteBuffer.wrap(big, 3, big.length - 3).slice();
+        ByteBuffer small = ByteBuffer.wrap(new byte[] {1, 2, 3});
+        List<AppendEncoder.EventGroup> groups = List.of(new TestGroup(List.of(small), false),
+                new TestGroup(List.of(small, large, small.duplicate()), true),
+                new TestGroup(List.of(large.duplicate()), true));
+        java.util.UUID writer = new java.util.UUID(1, 2);
+        WireOutput plain = new WireOutput(16);
+        AppendEncoder.writeGroups(plain, writer, groups, 9, 10);
+
+        java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+        WireOutput spilling = new WireOutput(16);
+        spilling.spillLargePayloadsTo(stream::write);
+        AppendEncoder.writeGroups(spilling, writer, groups, 9, 10);
+        stream.write(spilling.array(), 0, spilling.position());
+        assertThat(stream.size()).as("the large payloads went out past the buffer")
+                .isGreaterThan(spilling.position() + 2 * large.remaining());
+        assertThat(stream.toByteArray()).isEqualTo(plain.toByteArray());
+        assertThat(large.position()).isZero();
+
+        WireOutput wrong = new WireOutput(16);
+        wrong.spillLargePayloadsTo(stream::write);
+        int before = stream.size();
+        assertThatThrownBy(() -> wrong.writeEventGroups(groups, 12)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("announced");
+        assertThat(stream.size()).as("nothing spilled for a wrong size").isEqualTo(before);
+    }
+
     @Test
     void writingEventFramesInOnePassEqualsWritingThemOneByOne() {
         ByteBuffer direct = ByteBuffer.allocateDirect(3).put(new byte[] {7, 8, 9}).flip();
