@@ -197,7 +197,6 @@ final class SocketConnection implements Connection {
         byte[] frame = FrameCodec.encode(command);
         Claim direct = tryClaim(frame.length);
         if (direct == null) {
-            requireOpen();
             enqueue(ByteBuffer.wrap(frame));
             return;
         }
