@@ -118,10 +118,8 @@ start_server() { # kind -> sets controller and started="ready_ms rss_mib"
       ;;
     pravega)
       compat/pravega-standalone.sh stop >&2 || true
-      # the standalone's cache of appended data is 128 MiB by default: MiB-sized writes fill it faster than its
-      # in-memory storage drains it, and the container fails (CacheFullException) and restarts over and over
-      SLUICE_COMPAT_JAVA_OPTS=${SLUICE_COMPAT_JAVA_OPTS:-"-XX:MaxDirectMemorySize=2g -Dpravegaservice.cache.size.max=1073741824"} \
-        compat/pravega-standalone.sh start --port-base 19000 >&2
+      # compat/pravega-standalone.sh raises the segment store's cache (SLUICE_COMPAT_CACHE, 1 GiB by default)
+      compat/pravega-standalone.sh start --port-base 19000 >&2
       ready=$(( $(now_ms) - t0 ))
       controller=tcp://127.0.0.1:19002
       sleep 2

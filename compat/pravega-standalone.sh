@@ -17,7 +17,10 @@
 #                                    --port-base N overrides all three: N, N+1, N+2
 #   SLUICE_COMPAT_JAVA_HOME          the JDK to run Pravega with (default: a JDK 17, else the newest JDK >= 11)
 #   SLUICE_COMPAT_XMX                heap of the server JVM (default 1g)
-#   SLUICE_COMPAT_JAVA_OPTS          extra JVM options, e.g. -Dpravegaservice.some.key=value
+#   SLUICE_COMPAT_CACHE              the segment store's cache of appended data (default 1g; Pravega's own default,
+#                                    128 MiB, fills under MiB-sized appends and the container restarts over and over)
+#   SLUICE_COMPAT_JAVA_OPTS          extra JVM options, e.g. -Dpravegaservice.some.key=value (they come last, so
+#                                    they override the options above)
 #   SLUICE_COMPAT_START_TIMEOUT      seconds to wait for readiness (default 120)
 #   SLUICE_COMPAT_STOP_GRACE         seconds between TERM and KILL (default 20)
 #   SLUICE_COMPAT_DIR                state directory (default compat/target; holds the class-path cache and run/)
@@ -47,6 +50,15 @@ say() { echo "pravega-standalone: $*" >&2; }
 die() { say "$*"; exit 1; }
 
 now_ms() { date +%s%3N; }
+to_bytes() { # a size like 512m, 1g or 1073741824 in bytes
+  case "$1" in
+    *[kK]) echo $(( ${1%?} * 1024 )) ;;
+    *[mM]) echo $(( ${1%?} * 1048576 )) ;;
+    *[gG]) echo $(( ${1%?} * 1073741824 )) ;;
+    *[!0-9]* | '') die "SLUICE_COMPAT_CACHE: '$1' is not a size (e.g. 512m, 1g)" ;;
+    *) echo "$1" ;;
+  esac
+}
 elapsed() { # seconds since $1 (ms), one decimal
   local d=$(( $(now_ms) - $1 ))
   printf '%d.%d' $((d / 1000)) $(((d % 1000) / 100))
@@ -269,6 +281,10 @@ cmd_start() {
     "-Dlogback.configurationFile=$logback"
     "-Dlog.dir=$run"
   )
+  # the cache lives in direct memory: give the JVM room for it beside the heap
+  local cache_bytes
+  cache_bytes=$(to_bytes "${SLUICE_COMPAT_CACHE:-1g}")
+  opts+=("-XX:MaxDirectMemorySize=$(( cache_bytes + 1073741824 ))" "-Dpravegaservice.cache.size.max=$cache_bytes")
   if [ "$v" -ge 24 ]; then
     opts+=(--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED)
   fi
