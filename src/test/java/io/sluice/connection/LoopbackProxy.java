@@ -31,6 +31,7 @@ public final class LoopbackProxy implements AutoCloseable {
     private final Endpoint target;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
+    private final List<String> endings = new CopyOnWriteArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
     /** Guarded by lock. */
@@ -52,7 +53,10 @@ public final class LoopbackProxy implements AutoCloseable {
         return new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
     }
 
-    /** @return connections accepted so far */
+    /**
+     * @return connections accepted so far; one is counted once it is forwarded (so {@link #dropAll()} cuts it), or
+     *     once it was refused
+     */
     public int connections() {
         return accepted.get();
     }
@@ -125,9 +129,9 @@ public final class LoopbackProxy implements AutoCloseable {
         try {
             while (true) {
                 Socket client = server.accept();
-                accepted.incrementAndGet();
                 if (refusing) {
                     reset(client);
+                    accepted.incrementAndGet();
                     continue;
                 }
                 Socket upstream;
@@ -136,6 +140,7 @@ public final class LoopbackProxy implements AutoCloseable {
                     upstream.connect(new InetSocketAddress(target.host(), target.port()), 10_000);
                 } catch (IOException e) {
                     closeQuietly(client);
+                    accepted.incrementAndGet();
                     continue;
                 }
                 client.setTcpNoDelay(true);
@@ -148,8 +153,12 @@ public final class LoopbackProxy implements AutoCloseable {
                     open.remove(upstream);
                     reset(client);
                     closeQuietly(upstream);
+                    accepted.incrementAndGet();
                     continue;
                 }
+                // counted only now, once it is among the open ones: a test that waits for a new connection and
+                // then cuts them all must find it
+                accepted.incrementAndGet();
                 Threads.startVirtual("loopback-proxy-up", () -> pump(client, upstream, false));
                 Threads.startVirtual("loopback-proxy-down", () -> pump(upstream, client, true));
             }
@@ -170,14 +179,32 @@ public final class LoopbackProxy implements AutoCloseable {
                 }
                 out.write(buffer, 0, n);
             }
+            ended(replies, "ended by its sender", from);
         } catch (IOException | InterruptedException e) {
             // cut, or the other side ended
+            ended(replies, e.toString(), from);
         } finally {
             open.remove(from);
             open.remove(to);
             closeQuietly(from);
             closeQuietly(to);
         }
+    }
+
+    private void ended(boolean replies, String how, Socket from) {
+        // a pump whose socket dropAll() or the other pump closed is not news; the first one to end on its own is
+        if (open.contains(from)) {
+            endings.add((replies ? "server to client" : "client to server") + " of " + from.getRemoteSocketAddress()
+                    + ": " + how);
+        }
+    }
+
+    /**
+     * @return how each connection that ended on its own (not cut by this proxy) ended, first side first; for the
+     *     message of a test that finds a connection gone
+     */
+    public List<String> endings() {
+        return List.copyOf(endings);
     }
 
     /** Closes with a reset (RST) rather than an orderly end, as a port nobody listens on answers. */
