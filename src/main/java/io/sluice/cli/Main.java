@@ -97,6 +97,14 @@ public final class Main implements Runnable {
             boolean server = args.length > 0 && args[0].equals("server");
             System.setProperty(LOG_LEVEL_PROPERTY, verbose ? "info" : server ? "warn" : "error");
         }
+        if (args.length > 0 && args[0].equals("server")) {
+            // the server's start-up time: no picocli model for a plain server command line
+            Integer status = ServerCommand.runQuick(Arrays.copyOfRange(args, 1, args.length),
+                    new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+            if (status != null) {
+                System.exit(status);
+            }
+        }
         System.exit(run(args));
     }
 

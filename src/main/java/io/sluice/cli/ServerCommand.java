@@ -25,8 +25,12 @@ import picocli.CommandLine.Model.CommandSpec;
             "With --data-dir, every acknowledged write is on disk (fsync) and survives restarts and crashes;",
             "--in-memory (the default) keeps nothing."})
 final class ServerCommand implements Callable<Integer> {
+    /** Set by picocli; null when {@link #runQuick} filled the options. */
     @Spec
     private CommandSpec spec;
+
+    /** Standard output when {@link #runQuick} runs the command. */
+    private PrintWriter quickOut;
 
     static final class Storage {
         @Option(names = "--data-dir", paramLabel = "DIR", description = "keep data durably in DIR (created if missing)")
@@ -125,20 +129,64 @@ final class ServerCommand implements Callable<Integer> {
      */
     static final String NETTY_NO_NATIVE_PROPERTY = "io.grpc.netty.shaded.io.netty.transport.noNative";
 
+    /**
+     * Runs {@code sluice server ARGS} without picocli's model when {@link QuickOptions} understands the line (the
+     * start-up time of the server, docs/benchmarks.md), reporting a failure the way {@code Main} does.
+     *
+     * @param args the arguments after {@code server}
+     * @param out standard output
+     * @param err standard error
+     * @return the exit status, or null if picocli must run the line (help, a mistake, a subcommand...)
+     */
+    static Integer runQuick(String[] args, PrintWriter out, PrintWriter err) {
+        ServerCommand command = new ServerCommand();
+        if (!QuickOptions.fill(command, args)) {
+            return null;
+        }
+        command.quickOut = out;
+        try {
+            return command.call();
+        } catch (NotQuick e) {
+            return null; // a usage error: picocli parses the line again and reports it
+        } catch (Exception e) {
+            err.println("sluice server: " + Main.describe(e));
+            if (command.verbose) {
+                e.printStackTrace(err);
+            }
+            err.flush();
+            return ConnectedCommand.FAILED;
+        }
+    }
+
+    /** A usage mistake found after the quick parse, which picocli then reports. */
+    private static final class NotQuick extends RuntimeException {
+        NotQuick() {
+            super(null, null, false, false);
+        }
+    }
+
+    private RuntimeException usage(String message) {
+        return spec == null ? new NotQuick() : new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    private PrintWriter out() {
+        return spec == null ? quickOut : spec.commandLine().getOut();
+    }
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (System.getProperty(NETTY_NO_NATIVE_PROPERTY) == null) {
             // before anything initialises Netty; -D...=false in SLUICE_JAVA_OPTS keeps epoll
             System.setProperty(NETTY_NO_NATIVE_PROPERTY, "true");
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         EmbeddedServer.Builder b = EmbeddedServer.builder().host(host).controllerPort(controllerPort)
                 .segmentStorePort(segmentStorePort).containers(containers).fsync(!noFsync).snapshotAfterBytes(snapshotAfter);
         try {
             b.limits(new io.sluice.server.ServerLimits(maxInflightBytes, maxQueuedReplyBytes, maxFrameBeforeAuth));
             b.watermarkInterval(java.time.Duration.ofMillis(watermarkIntervalMillis));
         } catch (IllegalArgumentException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            throw usage(e.getMessage());
         }
         if (storage.dataDir != null) {
             b.dataDir(storage.dataDir);
@@ -147,7 +195,7 @@ final class ServerCommand implements Callable<Integer> {
             b.passwordFile(passwordFile);
         }
         if ((tlsCert == null) != (tlsKey == null)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together");
+            throw usage("--tls-cert and --tls-key go together");
         }
         if (tlsCert != null) {
             b.tls(new io.sluice.server.ServerTls(tlsCert, tlsKey));
