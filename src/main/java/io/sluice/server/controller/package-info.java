@@ -5,9 +5,13 @@
  * <h2>Structure</h2>
  * <ul>
  *   <li>{@code EmbeddedControllerService}: gRPC handlers, authorization, delegation tokens, status mapping.</li>
- *   <li>{@code ControllerCore}: the operations (Pravega 0.13 semantics). Changes to one stream, reader group,
- *       key-value table or scope run one at a time on that entity's key of {@code SerialExecutors}, so multi-step
- *       changes never interleave and no lock is held across segment store calls.</li>
+ *   <li>{@code ControllerCore}: the operations (Pravega 0.13 semantics), a facade over its parts, each a class of
+ *       its own around a shared {@code ControllerContext} (journal, serial keys, segment admin, clock, settings):
+ *       {@code Scopes}, {@code Streams}, {@code Scaling}, {@code Truncation}, {@code Transactions} (with
+ *       {@code TxnCompletion}), {@code WriterMarks}, {@code ReaderGroups}, {@code KeyValueTables}, {@code Recovery}.
+ *       Changes to one stream, reader group, key-value table or scope run one at a time on that entity's key of
+ *       {@code SerialExecutors}, so multi-step changes never interleave and no lock is held across segment store
+ *       calls.</li>
  *   <li>{@code Journal} + {@code ControllerModel}: all metadata is the result of applying
  *       {@link io.sluice.server.controller.ControllerEvent}s in order; a change is decided and applied under one
  *       lock, handed to the {@link io.sluice.server.controller.ControllerStore} (which only queues it) and waited
