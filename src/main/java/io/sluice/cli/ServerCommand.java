@@ -46,6 +46,13 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default: ${DEFAULT-VALUE})")
     private String host;
 
+    @Option(names = "--advertised-host", paramLabel = "HOST",
+            description = "host name or address clients are told to connect to (the controller's getURI answer for "
+                    + "the segment store, and the printed controller URI); default: the --host address, or, when "
+                    + "--host is a wildcard such as 0.0.0.0, this machine's address (as Pravega's "
+                    + "published.host.nameOrIp; 127.0.0.1 if the machine's name does not resolve)")
+    private String advertisedHost;
+
     @Option(names = "--controller-port", defaultValue = "9090", converter = PortConverter.class,
             description = "controller (gRPC) port; 0 for any free port (default: ${DEFAULT-VALUE})")
     private int controllerPort;
@@ -185,6 +192,9 @@ final class ServerCommand implements Callable<Integer> {
         try {
             b.limits(new io.sluice.server.ServerLimits(maxInflightBytes, maxQueuedReplyBytes, maxFrameBeforeAuth));
             b.watermarkInterval(java.time.Duration.ofMillis(watermarkIntervalMillis));
+            if (advertisedHost != null) {
+                b.advertisedHost(advertisedHost);
+            }
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
@@ -212,6 +222,9 @@ final class ServerCommand implements Callable<Integer> {
         out.println("Sluice server ready in " + readyMillis + " ms");
         out.println("  controller:    " + server.controllerUri());
         out.println("  segment store: " + server.segmentStoreEndpoint());
+        if (!server.advertisedHost().equals(host)) {
+            out.println("  advertised:    " + server.advertisedHost());
+        }
         out.println("  data:          " + (storage.dataDir == null ? "in memory (nothing is kept)" : storage.dataDir.toAbsolutePath()));
         out.println("Press Ctrl-C to stop.");
         out.flush();

@@ -53,6 +53,7 @@ public final class EmbeddedServer implements AutoCloseable {
     private final Server grpc;
     private final ExecutorService grpcExecutor;
     private final Endpoint controllerEndpoint;
+    private final String advertisedHost;
     private final AutoCloseable storage;
     private boolean tlsOn;
 
@@ -106,9 +107,10 @@ public final class EmbeddedServer implements AutoCloseable {
                 throw bindFailure("controller", b.host, b.controllerPort, e.getCause());
             }
             this.controllerEndpoint = new Endpoint(b.host, grpc.getPort());
-            Endpoint ss = new Endpoint(b.host, segmentStoreServer.endpoint().port());
+            this.advertisedHost = b.advertisedHost != null ? b.advertisedHost : AdvertisedHost.defaultFor(b.host);
+            Endpoint ss = new Endpoint(advertisedHost, segmentStoreServer.endpoint().port());
             joinQuietly(warmUp);
-            ControllerSettings settings = ControllerSettings.defaults(ss, controllerEndpoint)
+            ControllerSettings settings = ControllerSettings.defaults(ss, new Endpoint(advertisedHost, grpc.getPort()))
                     .withWatermarkInterval(b.watermarkInterval);
             if (b.minLease != null) {
                 settings = settings.withLeases(b.minLease, settings.maxLease())
@@ -217,9 +219,21 @@ public final class EmbeddedServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** @return the controller's URI, e.g. {@code tcp://127.0.0.1:9090} ({@code tls://} with TLS on) */
+    /**
+     * @return the controller's URI for clients, e.g. {@code tcp://127.0.0.1:9090} ({@code tls://} with TLS on): the
+     *     {@linkplain #advertisedHost() advertised host} and the controller's port
+     */
     public String controllerUri() {
-        return (tlsOn ? "tls://" : "tcp://") + controllerEndpoint;
+        return (tlsOn ? "tls://" : "tcp://") + new Endpoint(advertisedHost, controllerEndpoint.port());
+    }
+
+    /**
+     * @return the host clients are told to connect to (in the controller's {@code getURI} and
+     *     {@code getControllerServerList} answers and {@link #controllerUri()}): {@link Builder#advertisedHost}, by
+     *     default the listening host, or this machine's address when listening on a wildcard address
+     */
+    public String advertisedHost() {
+        return advertisedHost;
     }
 
     /** @return where the controller listens */
@@ -299,6 +313,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private Path dataDir;
         private boolean fsync = true;
         private String host = "127.0.0.1";
+        private String advertisedHost;
         private int controllerPort;
         private int segmentStorePort;
         private int containers = 1;
@@ -359,6 +374,22 @@ public final class EmbeddedServer implements AutoCloseable {
         /** @return this, listening on {@code address} (default 127.0.0.1) */
         public Builder host(String address) {
             this.host = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        /**
+         * Sets the host clients are told to connect to: what the controller's {@code getURI} (where the segment store
+         * is) and {@code getControllerServerList} answer, and {@link EmbeddedServer#controllerUri()}. Default: the
+         * {@linkplain #host listening host}; for a wildcard one ({@code 0.0.0.0}, {@code ::}) this machine's address
+         * ({@link java.net.InetAddress#getLocalHost()}, what Pravega listens on by default), or {@code 127.0.0.1} if
+         * the machine's name does not resolve. Set it when clients reach the server by another name (a container, a
+         * NAT, a DNS name).
+         *
+         * @return this
+         * @throws IllegalArgumentException if {@code hostOrAddress} is empty, holds blanks or is a wildcard address
+         */
+        public Builder advertisedHost(String hostOrAddress) {
+            this.advertisedHost = AdvertisedHost.check(Objects.requireNonNull(hostOrAddress, "hostOrAddress"));
             return this;
         }
 

@@ -115,6 +115,23 @@ class ServerCommandTest {
     }
 
     @Test
+    void helpNamesTheAdvertisedHostAndItsDefault() {
+        Run run = run("", "server", "--help");
+        assertThat(run.status()).isZero();
+        // picocli wraps the description: compare with the line breaks and indentation as single spaces
+        assertThat(run.out().replaceAll("\\s+", " ")).contains("--advertised-host=HOST", "getURI",
+                "wildcard such as 0.0.0.0", "this machine's address");
+    }
+
+    @Test
+    void aWildcardAdvertisedHostIsAUsageError() {
+        Run run = server("--advertised-host", "0.0.0.0");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("sluice server: advertised host must be an address clients can connect to, "
+                + "not the wildcard address 0.0.0.0").doesNotContain("\tat ");
+    }
+
+    @Test
     void aNegativeWatermarkIntervalIsAUsageError() {
         Run run = server("--watermark-interval", "-1");
         assertThat(run.status()).isEqualTo(2);

@@ -4,7 +4,11 @@
  *
  * <h2>Structure</h2>
  * <ul>
- *   <li>{@code EmbeddedControllerService}: gRPC handlers, authorization, delegation tokens, status mapping.</li>
+ *   <li>{@code EmbeddedControllerService}: the gRPC service; it hands each call to the handler class of its area
+ *       ({@code ScopeStreamHandlers}, {@code SegmentScaleHandlers}, {@code TransactionHandlers},
+ *       {@code ReaderGroupHandlers}, {@code KeyValueTableHandlers}, {@code DiscoveryHandlers}), which checks rights
+ *       ({@code Authorizer}) and issues tokens ({@code TokenIssuer}); {@code GrpcResponses} maps outcomes to gRPC
+ *       statuses, {@code ControllerTimers} runs the lease and watermark timers (docs/svc-split.md).</li>
  *   <li>{@code ControllerCore}: the operations (Pravega 0.13 semantics), a facade over its parts, each a class of
  *       its own around a shared {@code ControllerContext} (journal, serial keys, segment admin, clock, settings):
  *       {@code Scopes}, {@code Streams}, {@code Scaling}, {@code Truncation}, {@code Transactions} (with
