@@ -8,7 +8,7 @@
  *       ({@code ScopeStreamHandlers}, {@code SegmentScaleHandlers}, {@code TransactionHandlers},
  *       {@code ReaderGroupHandlers}, {@code KeyValueTableHandlers}, {@code DiscoveryHandlers}), which checks rights
  *       ({@code Authorizer}) and issues tokens ({@code TokenIssuer}); {@code GrpcResponses} maps outcomes to gRPC
- *       statuses, {@code ControllerTimers} runs the lease and watermark timers (docs/svc-split.md).</li>
+ *       statuses, {@code ControllerTimers} runs the lease and watermark timers (docs/embedded-server.md).</li>
  *   <li>{@code ControllerCore}: the operations (Pravega 0.13 semantics), a facade over its parts, each a class of
  *       its own around a shared {@code ControllerContext} (journal, serial keys, segment admin, clock, settings):
  *       {@code Scopes}, {@code Streams}, {@code Scaling}, {@code Truncation}, {@code Transactions} (with
