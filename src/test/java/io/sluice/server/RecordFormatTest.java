@@ -168,6 +168,15 @@ class RecordFormatTest {
     }
 
     @Test
+    void anEntryOfAnotherFormatInAVersionedDirectoryFailsRecoveryNamingTheContainer() throws IOException {
+        writeUnversionedDirectory();
+        Files.writeString(dir.resolve(DataDirectoryLayout.FILE_NAME), "format=2\ncontainers=1\n");
+        assertThatThrownBy(() -> open(1L << 40)).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("container 0: write log entry 0 after the snapshot is not a record of format "
+                        + "version 2: ");
+    }
+
+    @Test
     void aNewerFormatIsRefused() throws IOException {
         Files.writeString(dir.resolve(DataDirectoryLayout.FILE_NAME), "format=3\ncontainers=1\n");
         assertThatThrownBy(() -> open(1L << 40)).isInstanceOf(IllegalStateException.class)
