@@ -20,7 +20,7 @@ import io.sluice.storage.ChunkStore;
  * (a snapshot refers to them), so a snapshot is metadata plus table contents and stays small.
  *
  * <pre>
- * snapshot  = magic "SLCS" | version i32 (1) | nextSegmentId i64 | count i32 | segment × count
+ * snapshot  = magic "SLCS" | version i32 (2) | nextSegmentId i64 | count i32 | segment × count
  *             | droppedCount i32 | droppedOwner i64 × droppedCount
  * segment   = name UTF | id i64 | kind u8 | keyLength i32 | scaleType u8 | targetRate i32 | rollover i64
  *             | sealed bool | lastModified i64 | attrCount i32 | (msb i64, lsb i64, value i64) × attrCount
@@ -35,7 +35,8 @@ import io.sluice.storage.ChunkStore;
  */
 record ContainerImage(long nextSegmentId, List<SegmentImage> segments, List<Long> dropped) {
     private static final int MAGIC = 0x534C4353; // "SLCS"
-    private static final int VERSION = 1;
+    /** The record format version ({@link ContainerOp#FORMAT_VERSION}): snapshot and write log go together. */
+    static final int VERSION = ContainerOp.FORMAT_VERSION;
 
     /** A chunk of a segment image: in memory (up to a captured length) or already in a chunk file. */
     sealed interface ChunkImage permits InMemory, Stored {
@@ -212,7 +213,8 @@ record ContainerImage(long nextSegmentId, List<SegmentImage> segments, List<Long
         }
         int version = in.readInt();
         if (version != VERSION) {
-            throw new IOException("container snapshot version " + version + " is not supported (this server reads " + VERSION + ")");
+            throw new IOException("the container snapshot is in record format version " + version
+                    + "; this server reads record format version " + VERSION + " only");
         }
         long next = in.readLong();
         int count = in.readInt();

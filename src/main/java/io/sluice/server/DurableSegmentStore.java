@@ -3,7 +3,6 @@ package io.sluice.server;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +26,7 @@ import io.sluice.storage.LocalStorage;
 import io.sluice.storage.LogReader;
 import io.sluice.storage.ServerlessStorage;
 import io.sluice.storage.Storage;
+import io.sluice.wire.InvalidWireCommandException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +58,6 @@ final class DurableSegmentStore {
     /** The waits between repairs: doubling from the first to the longest; attempts are not bounded. */
     private static final Retry RESUME_BACKOFF = Retry.withExpBackoff(RESUME_FIRST_WAIT, 2, Integer.MAX_VALUE,
             RESUME_MAX_WAIT);
-    private static final String LAYOUT_FILE = "sluice-layout.properties";
 
     private DurableSegmentStore() {
     }
@@ -67,8 +66,8 @@ final class DurableSegmentStore {
      * Opens (creating or recovering) the store under {@code dir}.
      *
      * @throws IOException if the directory cannot be used
-     * @throws IllegalStateException if the directory was created with another number of containers, or another
-     *     server holds it
+     * @throws IllegalStateException if the directory was written with another record format or another number of
+     *     containers ({@link DataDirectoryLayout}), or another server holds it
      */
     static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes) throws IOException {
         return open(dir, containers, fsync, snapshotAfterBytes, FileOpener.DEFAULT);
@@ -78,7 +77,7 @@ final class DurableSegmentStore {
     static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
                                                FileOpener files) throws IOException {
         Files.createDirectories(dir);
-        checkLayout(dir, containers);
+        DataDirectoryLayout.check(dir, containers);
         LocalStorage storage = LocalStorage.open(dir, fsync ? Durability.FSYNC : Durability.OS_BUFFERED, files);
         List<DurableLog> logs = new ArrayList<>();
         try {
@@ -110,20 +109,6 @@ final class DurableSegmentStore {
         } catch (RuntimeException e) {
             storage.close();
             throw e;
-        }
-    }
-
-    private static void checkLayout(Path dir, int containers) throws IOException {
-        Path layout = dir.resolve(LAYOUT_FILE);
-        String expected = "containers=" + containers + "\n";
-        if (Files.exists(layout)) {
-            String found = Files.readString(layout, StandardCharsets.UTF_8);
-            if (!found.equals(expected)) {
-                throw new IllegalStateException("data directory " + dir + " was created with " + found.strip()
-                        + "; start the server with the same number of containers");
-            }
-        } else {
-            Files.writeString(layout, expected, StandardCharsets.UTF_8);
         }
     }
 
@@ -173,12 +158,22 @@ final class DurableSegmentStore {
             try (LogReader r = resource.loadWriteLog()) {
                 byte[] entry;
                 while ((entry = r.next()) != null) {
-                    c.replay(ContainerOp.decode(entry, SegmentStore::segmentOf));
+                    c.replay(decode(entry, n));
                     bytesSinceSnapshot.addAndGet(entry.length);
                     n++;
                 }
             }
             return n;
+        }
+
+        private ContainerOp decode(byte[] entry, int index) {
+            try {
+                return ContainerOp.decode(entry);
+            } catch (InvalidWireCommandException e) {
+                throw new IllegalStateException("container " + containerId + ": write log entry " + index
+                        + " after the snapshot is not a record of format version " + ContainerOp.FORMAT_VERSION + ": "
+                        + e.getMessage(), e);
+            }
         }
 
         @Override
