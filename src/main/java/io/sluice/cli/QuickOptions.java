@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
  * some 300 ms of a cold start; reading the same annotations here costs a few.
  *
  * <p>It understands only the plain, correct command line: {@code --name value}, {@code --name=value}, flags, default
- * values, converters, and exclusive {@code @ArgGroup}s of options. Anything else (help, version, a subcommand, a
+ * values, converters (which may make any type), and exclusive {@code @ArgGroup}s of options. Anything else (help, version, a subcommand, a
  * positional argument, an unknown or repeated option, a value that does not convert, two options of one exclusive
  * group, a field type it does not know) makes {@link #fill} answer false, and the caller hands the line to picocli,
  * whose model then says what is wrong the usual way. So the annotations stay the one description of the options.
@@ -76,7 +76,7 @@ final class QuickOptions {
                     }
                 } else if (option != null) {
                     if (option.help() || option.usageHelp() || option.versionHelp() || option.arity().length() > 0
-                            || !known(f.getType())) {
+                            || (option.converter().length == 0 && !known(f.getType()))) {
                         return false;
                     }
                     f.setAccessible(true);

@@ -76,6 +76,13 @@ final class ServerCommand implements Callable<Integer> {
                     + "off (default: ${DEFAULT-VALUE}, as Pravega's controller)")
     private long watermarkIntervalMillis;
 
+    @Option(names = "--scale-window", paramLabel = "DURATION", defaultValue = "10m",
+            converter = ControllerOptions.DurationConverter.class,
+            description = "auto-scaling's window: the cool-down after a segment is created, the pause between two scale"
+                    + " requests for a segment and the longest rate window; Pravega's other windows scale with it "
+                    + "(e.g. 5s for a demo; default: ${DEFAULT-VALUE}, as Pravega)")
+    private java.time.Duration scaleWindow;
+
     @Option(names = "--max-inflight-bytes", paramLabel = "BYTES", defaultValue = "67108864",
             description = "append bytes a segment-store connection may have waiting to become durable before the "
                     + "server stops reading from it (backpressure; default: ${DEFAULT-VALUE})")
@@ -195,6 +202,7 @@ final class ServerCommand implements Callable<Integer> {
             if (advertisedHost != null) {
                 b.advertisedHost(advertisedHost);
             }
+            b.scaleWindow(scaleWindow);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }

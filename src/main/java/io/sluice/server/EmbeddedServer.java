@@ -55,6 +55,8 @@ public final class EmbeddedServer implements AutoCloseable {
     private final Endpoint controllerEndpoint;
     private final String advertisedHost;
     private final AutoCloseable storage;
+    private final io.sluice.server.controller.ScaleRequestListener autoScaler;
+    private final SegmentRateTracker scaleRates;
     private boolean tlsOn;
 
     private EmbeddedServer(Builder b) throws IOException {
@@ -124,6 +126,8 @@ public final class EmbeddedServer implements AutoCloseable {
                 cb.store(opened.controllerStore());
             }
             this.controller = cb.build();
+            this.autoScaler = controller.autoScaler(b.scaleWindow, System::currentTimeMillis);
+            this.scaleRates = SegmentRateTracker.start(store, b.scaleWindow, autoScaler);
             registry.service = controller.serviceDefinition();
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened.storage());
@@ -271,6 +275,8 @@ public final class EmbeddedServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        scaleRates.close();
+        autoScaler.close();
         controller.close();
         grpcExecutor.shutdownNow();
         closeQuietly(storage);
@@ -326,6 +332,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private io.sluice.storage.FileOpener storageFiles = io.sluice.storage.FileOpener.DEFAULT;
         private Duration minLease;
         private Duration leaseCheckInterval;
+        private Duration scaleWindow = SegmentRateTracker.PRAVEGA_WINDOW;
 
         private Builder() {
         }
@@ -444,6 +451,19 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public Builder tls(ServerTls identity) {
             this.tls = Objects.requireNonNull(identity, "identity");
+            return this;
+        }
+
+        /**
+         * Sets the auto-scaling window (default Pravega's, 10 minutes): the cool-down after a segment is created,
+         * the pause between two scale requests for one segment and the longest rate window; the other windows of
+         * Pravega's rule scale with it (see docs/scaling.md). Short windows are for tests and demos.
+         *
+         * @param window at least 12 ms
+         * @return this
+         */
+        public Builder scaleWindow(Duration window) {
+            this.scaleWindow = new SegmentRateTracker.Windows(window).window();
             return this;
         }
 

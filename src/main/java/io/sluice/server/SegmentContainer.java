@@ -194,6 +194,9 @@ final class SegmentContainer {
     /** Guarded by lock: ids of deleted segments whose chunk files can go once a snapshot no longer needs them. */
     private final List<Long> droppedSegments = new ArrayList<>();
 
+    /** Told of every change applied while serving (auto-scaling's rate tracker); replays are not observed. */
+    private volatile ContainerObserver observer = ContainerObserver.NONE;
+
     SegmentContainer(int id, Log log, SegmentData.ChunkReader chunks) {
         this.id = id;
         this.log = log;
@@ -202,6 +205,10 @@ final class SegmentContainer {
 
     int id() {
         return id;
+    }
+
+    void observe(ContainerObserver o) {
+        this.observer = java.util.Objects.requireNonNull(o, "observer");
     }
 
     // ---------------------------------------------------------------- changes
@@ -275,6 +282,7 @@ final class SegmentContainer {
                 if (head.failed == null) {
                     head.value = apply(head.op, effects);
                     head.applied = true;
+                    observer.applied(head.op, head.value, segments.get(head.op.segment()));
                 } else {
                     head.value = failureResult(head.op, head.failed);
                     if (head.op instanceof ContainerOp.Append a) {

@@ -72,6 +72,7 @@ class QuickOptionsTest {
                 "--max-frame-before-auth", "4096", "--verbose"},
             {"--auth", "passwords.txt", "--ready-file", "ready", "--tls-cert", "c.pem", "--tls-key=k.pem"},
             {"--host=", "--ready-file", "r=s"},
+            {"--scale-window", "2s", "--advertised-host", "sluice.example"},
         };
         for (String[] line : lines) {
             assertThat(quick(line)).as("%s", List.of(line)).isEqualTo(picocli(line));

@@ -139,6 +139,13 @@ class ServerCommandTest {
     }
 
     @Test
+    void aTooShortScaleWindowIsAUsageError() {
+        Run run = server("--scale-window", "5ms");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("sluice server: the scale window must be at least 12 ms").doesNotContain("\tat ");
+    }
+
+    @Test
     void unusableDataDirectoryIsOneLine() throws IOException {
         Path file = Files.writeString(dir.resolve("a-file"), "x");
         Path under = file.resolve("data");

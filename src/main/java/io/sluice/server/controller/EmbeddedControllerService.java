@@ -235,6 +235,11 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         return core.watermarks().run();
     }
 
+    /** @return a new auto-scaler scaling this controller's streams on the segment store's requests (docs/scaling.md) */
+    public ScaleRequestListener autoScaler(Duration window, java.util.function.LongSupplier clockMillis) {
+        return new AutoScaler(core, window, clockMillis);
+    }
+
     /**
      * Waits until no controller work (foreground or background) is queued or running.
      *

@@ -93,6 +93,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               batch-read  the official BatchClientFactory reads every segment of the EXISTING --scope/--stream
                        (UNBOUNDED to UNBOUNDED, all ranges at once, events as UTF-8) and reports ranges, read,
                        the sorted events and their CRC-32 (see BatchInteropPart). Nothing created or deleted
+              autoscale  writes rounds of one event per key ("official:k<k>:<round>", 16 keys) to the EXISTING
+                       --scope/--stream until the server splits it, then --events more rounds (see AutoScalePart)
               sync-interop  on the EXISTING one-segment streams --scope/--stream and --scope/--stream-rev:
                        --role write: the official StateSynchronizer (UTF-8 text state, updates appending an item)
                        initializes "official-init", appends "official:i" for i < --events, one unconditional
@@ -164,7 +166,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("help");
         }
         if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop",
-                "kvt-interop", "batch-read", "sync-interop").contains(mode)) {
+                "kvt-interop", "batch-read", "sync-interop", "autoscale").contains(mode)) {
             throw new UsageException("unknown mode '" + mode
                     + "': expected verify, bench, route, txn-interop, watermarks or large-events");
         }
@@ -337,8 +339,11 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (batchRead && (!scopeGiven || !streamGiven)) {
             throw new UsageException("batch-read needs --scope and --stream (an existing stream)");
         }
+        if (mode.equals("autoscale") && (!scopeGiven || !streamGiven)) {
+            throw new UsageException("autoscale needs --scope and --stream (an existing stream scaled by event rate)");
+        }
         boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
-                || large || bytes || kvt || batchRead || sync;
+                || large || bytes || kvt || batchRead || sync || mode.equals("autoscale");
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
                 txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch, batch);
