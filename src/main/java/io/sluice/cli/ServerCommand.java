@@ -65,6 +65,12 @@ final class ServerCommand implements Callable<Integer> {
                     + "off (default: ${DEFAULT-VALUE}, as Pravega's controller)")
     private long watermarkIntervalMillis;
 
+    @Option(names = "--retention-interval", paramLabel = "DURATION", defaultValue = "30m",
+            converter = ControllerOptions.DurationConverter.class,
+            description = "how often the controller enforces retention policies and consumption-based retention "
+                    + "(e.g. 10s, 5m); 0s turns it off (default: ${DEFAULT-VALUE}, as Pravega's controller)")
+    private java.time.Duration retentionInterval;
+
     @Option(names = "--max-inflight-bytes", paramLabel = "BYTES", defaultValue = "67108864",
             description = "append bytes a segment-store connection may have waiting to become durable before the "
                     + "server stops reading from it (backpressure; default: ${DEFAULT-VALUE})")
@@ -137,6 +143,7 @@ final class ServerCommand implements Callable<Integer> {
         try {
             b.limits(new io.sluice.server.ServerLimits(maxInflightBytes, maxQueuedReplyBytes, maxFrameBeforeAuth));
             b.watermarkInterval(java.time.Duration.ofMillis(watermarkIntervalMillis));
+            b.retentionInterval(retentionInterval);
         } catch (IllegalArgumentException e) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

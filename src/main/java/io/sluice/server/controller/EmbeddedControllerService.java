@@ -132,6 +132,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     private final CountDownLatch stopping = new CountDownLatch(1);
     private final Thread leaseTimer;
     private final Thread watermarkTimer;
+    private final Retention retention;
 
     private EmbeddedControllerService(Builder b) {
         this.settings = b.settings;
@@ -153,6 +154,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         }
         watermarkTimer = settings.watermarkInterval().isZero() ? null
                 : Threads.startVirtual("sluice-controller-watermarks", this::watermarkLoop);
+        retention = Retention.start(journal, executors, core, b.admin, b.clock, b.retentionInterval);
     }
 
     /**
@@ -173,6 +175,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         private Clock clock = Clock.systemUTC();
         private PasswordFile users;
         private DelegationTokens tokens;
+        private Duration retentionInterval = Retention.DEFAULT_INTERVAL;
 
         private Builder(SegmentAdmin admin, ControllerSettings settings) {
             this.admin = Objects.requireNonNull(admin, "admin");
@@ -198,6 +201,12 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         public Builder auth(PasswordFile passwordFile, DelegationTokens delegationTokens) {
             this.users = Objects.requireNonNull(passwordFile, "passwordFile");
             this.tokens = Objects.requireNonNull(delegationTokens, "delegationTokens");
+            return this;
+        }
+
+        /** How often retention runs (default 30 min, as in Pravega); {@link Duration#ZERO}: no timer. */
+        public Builder retentionInterval(Duration interval) {
+            this.retentionInterval = Retention.checkInterval(interval);
             return this;
         }
 
@@ -253,6 +262,15 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     }
 
     /**
+     * Runs retention now (see docs/retention.md); the retention timer calls this every retention interval. Blocks.
+     *
+     * @return how many streams were truncated
+     */
+    public int enforceRetention() {
+        return retention.run();
+    }
+
+    /**
      * Waits until no controller work (foreground or background) is queued or running.
      *
      * @return false on timeout
@@ -266,6 +284,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     @Override
     public void close() {
         stopping.countDown();
+        retention.close();
         for (Thread timer : new Thread[] {leaseTimer, watermarkTimer}) {
             if (timer != null) {
                 try {
