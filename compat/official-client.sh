@@ -21,6 +21,9 @@
 #   compat/official-client.sh sync-interop --role write|read [options]
 #                                                StateSynchronizer state and RevisionedStreamClient values written /
 #                                                read on existing one-segment streams S/T and S/T-rev
+#   compat/official-client.sh retention [options]  a MANUAL_RELEASE_AT_USER_STREAMCUT group reads --events events
+#                                                of an existing stream, releases them (updateRetentionStreamCut)
+#                                                and reports whether the head moved within 15 s
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
@@ -149,7 +152,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop) run_driver "$@" ;;
+  verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop|retention) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -157,5 +160,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop|retention [options] | build | help"; exit 2 ;;
 esac

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 
@@ -14,6 +15,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.sluice.admin.ReaderGroup;
+import io.sluice.client.SluiceClient;
+import io.sluice.common.Json;
+import io.sluice.server.EmbeddedServer;
 import io.sluice.controller.ControllerClientConfig;
 import io.sluice.controller.GrpcControllerClient;
 import io.sluice.stream.Checkpoint;
@@ -34,7 +38,9 @@ import io.sluice.stream.StreamCut;
  * type become subscribers on creation, {@code updateRetentionStreamCut} reports a manual group's cut (which the real
  * controller then holds it to: a cut behind it is refused), and a group with automatic release reports the cut of
  * each completed checkpoint. (The standalone's retention period is 30 minutes, so truncation itself is tested on the
- * embedded server, in RetentionTest.)
+ * embedded server, in RetentionTest.) And the official client's group with manual release (driver mode
+ * {@code retention}, RetentionInteropPart) on both servers: the embedded server, its retention pass every 200 ms,
+ * truncates at the released cut; the real one accepts the release.
  */
 @CompatTest
 @Timeout(180)
@@ -47,8 +53,11 @@ class RetentionCompatTest {
 
     private static GrpcControllerClient controller;
 
+    private static final Duration DRIVER_TIMEOUT = Duration.ofSeconds(90);
+
     @BeforeAll
-    static void connect() {
+    static void connect() throws Exception {
+        OfficialClient.build();
         controller = GrpcControllerClient.create(ControllerClientConfig.builder(RealPravega.controllerUri().toString())
                 .operationTimeout(Duration.ofSeconds(90)).build());
     }
@@ -124,5 +133,57 @@ class RetentionCompatTest {
             controller.updateSubscriberStreamCut(s, real.scope + "/a", config.readerGroupId(), config.generation(),
                     after(s, 4));
         }
+    }
+
+    private static void writeEvents(SluiceClient client, ScopedStream s, int events) {
+        try (EventStreamWriter<String> w = client.newWriter(s.scope(), s.name(), Serializers.utf8())) {
+            for (int i = 0; i < events; i++) {
+                w.write("k", String.format("e%03d", i) + PAD);
+            }
+            w.flush();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> officialRelease(String name, String uri, ScopedStream s, int events)
+            throws Exception {
+        OfficialClient.Result result = OfficialClient.run("retention-" + name, List.of("retention",
+                "--controller", uri, "--scope", s.scope(), "--stream", s.name(), "--events", Integer.toString(events),
+                "--timeout-seconds", Long.toString(DRIVER_TIMEOUT.toSeconds())), DRIVER_TIMEOUT.plusSeconds(60));
+        String context = "official client retention x " + name + ": " + result.describe();
+        assertThat(result.exitCode()).as(context).isZero();
+        Map<String, Object> json = Json.parseObject(result.json());
+        Map<String, Object> part = (Map<String, Object>) json.get("retention");
+        assertThat(part.get("ok")).as(context).isEqualTo(true);
+        assertThat(((Number) ((Map<String, Object>) part.get("released")).get("0")).longValue()).as(context)
+                .isEqualTo(events * FRAMED);
+        return part;
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theOfficialClientsManualReleaseMakesTheEmbeddedServerTruncate() throws Exception {
+        try (EmbeddedServer server = EmbeddedServer.builder().inMemory().retentionInterval(Duration.ofMillis(200))
+                .build();
+             SluiceClient client = SluiceClient.connect(server.controllerUri())) {
+            ScopedStream s = ScopedStream.of("ret-official", "s");
+            client.streamManager().createScope(s.scope());
+            client.streamManager().createStream(s.scope(), s.name(), StreamConfiguration.builder()
+                    .scalingPolicy(ScalingPolicy.fixed(1)).retentionPolicy(RetentionPolicy.bySizeBytes(0)).build());
+            writeEvents(client, s, 10);
+            Map<String, Object> part = officialRelease("embedded", server.controllerUri(), s, 6);
+            assertThat(part.get("truncated")).as("%s", part).isEqualTo(true);
+            assertThat(((Number) ((Map<String, Object>) part.get("head_after")).get("0")).longValue())
+                    .isEqualTo(6 * FRAMED);
+            assertThat(client.streamManager().streamInfo(s.scope(), s.name()).head())
+                    .isEqualTo(StreamCut.of(s, Map.of(0L, 6 * FRAMED)));
+        }
+    }
+
+    @Test
+    void theRealControllerAcceptsTheOfficialClientsManualRelease() throws Exception {
+        ScopedStream s = stream("official", 10);
+        Map<String, Object> part = officialRelease("real", RealPravega.controllerUri().toString(), s, 6);
+        assertThat(part.get("truncated")).as("30-minute retention period: %s", part).isEqualTo(false);
     }
 }

@@ -102,6 +102,7 @@ public final class Driver {
                 case "kvt-interop" -> KvtInteropPart.run(run, report);
                 case "batch-read" -> BatchInteropPart.run(run, report);
                 case "sync-interop" -> SyncInteropPart.run(run, report);
+                case "retention" -> RetentionInteropPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {
