@@ -7,6 +7,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,8 +42,8 @@ import io.sluice.stream.StreamCut;
  * controller then holds it to: a cut behind it is refused), and a group with automatic release reports the cut of
  * each completed checkpoint. (The standalone's retention period is 30 minutes, so truncation itself is tested on the
  * embedded server, in RetentionTest.) And the official client's group with manual release (driver mode
- * {@code retention}, RetentionInteropPart) on both servers: the embedded server, its retention pass every 200 ms,
- * truncates at the released cut; the real one accepts the release.
+ * {@code retention}, RetentionInteropPart) on both servers: the embedded server, passing every 200 ms once the group
+ * has subscribed, truncates at the released cut; the real one accepts the release.
  */
 @CompatTest
 @Timeout(180)
@@ -163,15 +166,33 @@ class RetentionCompatTest {
     @Test
     @SuppressWarnings("unchecked")
     void theOfficialClientsManualReleaseMakesTheEmbeddedServerTruncate() throws Exception {
-        try (EmbeddedServer server = EmbeddedServer.builder().inMemory().retentionInterval(Duration.ofMillis(200))
-                .build();
-             SluiceClient client = SluiceClient.connect(server.controllerUri())) {
+        // the retention timer is off: with bySizeBytes(0) and no subscriber yet a pass would truncate everything
+        // before the official group exists, so passes run (every 200 ms) only once it has subscribed
+        try (EmbeddedServer server = EmbeddedServer.builder().inMemory().retentionInterval(Duration.ZERO).build();
+             SluiceClient client = SluiceClient.connect(server.controllerUri());
+             GrpcControllerClient embedded = GrpcControllerClient.create(
+                     ControllerClientConfig.builder(server.controllerUri()).build())) {
             ScopedStream s = ScopedStream.of("ret-official", "s");
             client.streamManager().createScope(s.scope());
             client.streamManager().createStream(s.scope(), s.name(), StreamConfiguration.builder()
                     .scalingPolicy(ScalingPolicy.fixed(1)).retentionPolicy(RetentionPolicy.bySizeBytes(0)).build());
             writeEvents(client, s, 10);
-            Map<String, Object> part = officialRelease("embedded", server.controllerUri(), s, 6);
+            AtomicBoolean done = new AtomicBoolean();
+            Thread passes = Thread.ofVirtual().start(() -> {
+                while (!done.get()) {
+                    if (!embedded.listSubscribers(s).isEmpty()) {
+                        server.controllerService().enforceRetention();
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+                }
+            });
+            Map<String, Object> part;
+            try {
+                part = officialRelease("embedded", server.controllerUri(), s, 6);
+            } finally {
+                done.set(true);
+                passes.join();
+            }
             assertThat(part.get("truncated")).as("%s", part).isEqualTo(true);
             assertThat(((Number) ((Map<String, Object>) part.get("head_after")).get("0")).longValue())
                     .isEqualTo(6 * FRAMED);
