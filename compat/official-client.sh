@@ -23,6 +23,9 @@
 #                                                read on existing one-segment streams S/T and S/T-rev
 #   compat/official-client.sh autoscale [options]  writes over the target to an existing auto-scaled stream until
 #                                                the server splits it, then --events more rounds of 16 keys
+#   compat/official-client.sh retention [options]  a MANUAL_RELEASE_AT_USER_STREAMCUT group reads --events events
+#                                                of an existing stream, releases them (updateRetentionStreamCut)
+#                                                and reports whether the head moved within 15 s
 #   compat/official-client.sh build              compiles the driver and resolves its class path (cached)
 #   compat/official-client.sh help               the driver's options
 #
@@ -151,7 +154,7 @@ run_driver() {
 }
 
 case "${1:-}" in
-  verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop|autoscale) run_driver "$@" ;;
+  verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop|autoscale|retention) run_driver "$@" ;;
   build) ensure_built; say "class path: $cpfile, classes: $classes" ;;
   help|-h|--help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -159,5 +162,5 @@ case "${1:-}" in
     ensure_built
     find_driver_java
     exec "$DRIVER_JAVA" -cp "$classes:$(cat "$cpfile")" "$MAIN_CLASS" --help ;;
-  *) say "usage: $0 verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop|autoscale [options] | build | help"; exit 2 ;;
+  *) say "usage: $0 verify|bench|route|txn-interop|watermarks|large-events|bytestream-interop|kvt-interop|batch-read|sync-interop|autoscale|retention [options] | build | help"; exit 2 ;;
 esac

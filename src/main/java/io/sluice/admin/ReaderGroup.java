@@ -90,6 +90,20 @@ public interface ReaderGroup extends AutoCloseable {
      */
     Map<ScopedStream, StreamCut> streamCuts();
 
+    /**
+     * Consumption-based retention, manual release: tells the controller that the group no longer needs the data
+     * before these cuts (one {@code updateSubscriberStreamCut} per stream). The controller truncates a stream only
+     * behind what every subscribed group has released, within the stream's retention limits (see docs/retention.md).
+     * A cut must not move backwards.
+     *
+     * @param cuts per stream of the group, a bounded cut of it
+     * @throws UnsupportedOperationException if the group's retention type is not
+     *     {@link io.sluice.stream.ReaderGroupConfig.StreamDataRetention#MANUAL_RELEASE_AT_USER_STREAMCUT}
+     * @throws IllegalArgumentException if a cut names a stream the group does not read, is unbounded, or the controller
+     *     finds it invalid (for example behind the cut reported before)
+     */
+    void updateRetentionStreamCut(Map<ScopedStream, StreamCut> cuts);
+
     /** @return which reader owns which segments now (readers without segments map to an empty set) */
     Map<String, Set<Segment>> segmentAssignments();
 

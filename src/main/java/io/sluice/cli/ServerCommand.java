@@ -83,6 +83,12 @@ final class ServerCommand implements Callable<Integer> {
                     + "(e.g. 5s for a demo; default: ${DEFAULT-VALUE}, as Pravega)")
     private java.time.Duration scaleWindow;
 
+    @Option(names = "--retention-interval", paramLabel = "DURATION", defaultValue = "30m",
+            converter = ControllerOptions.DurationConverter.class,
+            description = "how often the controller enforces retention policies and consumption-based retention "
+                    + "(e.g. 10s, 5m); 0s turns it off (default: ${DEFAULT-VALUE}, as Pravega's controller)")
+    private java.time.Duration retentionInterval;
+
     @Option(names = "--max-inflight-bytes", paramLabel = "BYTES", defaultValue = "67108864",
             description = "append bytes a segment-store connection may have waiting to become durable before the "
                     + "server stops reading from it (backpressure; default: ${DEFAULT-VALUE})")
@@ -203,6 +209,7 @@ final class ServerCommand implements Callable<Integer> {
                 b.advertisedHost(advertisedHost);
             }
             b.scaleWindow(scaleWindow);
+            b.retentionInterval(retentionInterval);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }

@@ -451,7 +451,16 @@ final class GroupMember {
         long inc = incarnation;
         long gen = generation;
         segments.checkpointPassed(offsets);
-        return state.update(s -> Membership.passCheckpoint(s, readerId, inc, gen, name, offsets));
+        AtomicBoolean wasInProgress = new AtomicBoolean();
+        ReaderGroupState after = state.update(s -> {
+            wasInProgress.set(s.checkpointInProgress(name).isPresent());
+            return Membership.passCheckpoint(s, readerId, inc, gen, name, offsets);
+        });
+        if (wasInProgress.get()) {
+            after.completedCheckpoint(name).ifPresent(done ->
+                    RetentionReports.checkpointCompleted(controller, scope, group, name, done.cuts()));
+        }
+        return after;
     }
 
     /** Waits until every event handed out is acknowledged, up to the ack timeout. */

@@ -176,6 +176,11 @@ final class ReaderGroupImpl implements ReaderGroup {
     }
 
     @Override
+    public void updateRetentionStreamCut(Map<ScopedStream, StreamCut> cuts) {
+        RetentionReports.manual(controller, scope, name, state.fetch().settings().start().keySet(), cuts);
+    }
+
+    @Override
     public Map<String, Set<Segment>> segmentAssignments() {
         TreeMap<String, Set<Segment>> out = new TreeMap<>();
         state.fetch().readers().forEach((id, r) ->

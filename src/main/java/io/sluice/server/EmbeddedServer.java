@@ -119,6 +119,9 @@ public final class EmbeddedServer implements AutoCloseable {
                         .withLeaseCheckInterval(b.leaseCheckInterval);
             }
             EmbeddedControllerService.Builder cb = EmbeddedControllerService.builder(store, settings);
+            if (b.retentionInterval != null) {
+                cb.retentionInterval(b.retentionInterval);
+            }
             if (b.passwordFile != null) {
                 cb.auth(users, tokens);
             }
@@ -328,6 +331,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private ServerTls tls;
         private ServerLimits limits = ServerLimits.DEFAULTS;
         private Duration watermarkInterval = ControllerSettings.DEFAULT_WATERMARK_INTERVAL;
+        private Duration retentionInterval;
         private DelegationTokens tokens;
         private io.sluice.storage.FileOpener storageFiles = io.sluice.storage.FileOpener.DEFAULT;
         private Duration minLease;
@@ -514,6 +518,23 @@ public final class EmbeddedServer implements AutoCloseable {
                 throw new IllegalArgumentException("watermarkInterval must not be negative: " + interval);
             }
             this.watermarkInterval = interval;
+            return this;
+        }
+
+        /**
+         * Sets how often the controller enforces streams' retention policies and consumption-based retention
+         * (default 30 min, as Pravega's {@code controller.retention.frequency.minutes}; tests set it lower; see
+         * docs/retention.md). {@link Duration#ZERO} turns the timer off.
+         *
+         * @return this
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder retentionInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("retentionInterval must not be negative: " + interval);
+            }
+            this.retentionInterval = interval;
             return this;
         }
 

@@ -115,6 +115,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     private final ReaderGroupHandlers groups;
     private final KeyValueTableHandlers kvts;
     private final DiscoveryHandlers discovery;
+    private final Retention retention;
 
     private EmbeddedControllerService(Builder b) {
         this.store = b.store;
@@ -136,6 +137,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         this.kvts = new KeyValueTableHandlers(ctx);
         this.discovery = new DiscoveryHandlers(ctx);
         this.timers = new ControllerTimers(core, b.settings);
+        retention = Retention.start(journal, executors, core, b.admin, b.clock, b.retentionInterval);
     }
 
     /**
@@ -156,6 +158,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         private Clock clock = Clock.systemUTC();
         private PasswordFile users;
         private DelegationTokens tokens;
+        private Duration retentionInterval = Retention.DEFAULT_INTERVAL;
 
         private Builder(SegmentAdmin admin, ControllerSettings settings) {
             this.admin = Objects.requireNonNull(admin, "admin");
@@ -181,6 +184,12 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         public Builder auth(PasswordFile passwordFile, DelegationTokens delegationTokens) {
             this.users = Objects.requireNonNull(passwordFile, "passwordFile");
             this.tokens = Objects.requireNonNull(delegationTokens, "delegationTokens");
+            return this;
+        }
+
+        /** How often retention runs (default 30 min, as in Pravega); {@link Duration#ZERO}: no timer. */
+        public Builder retentionInterval(Duration interval) {
+            this.retentionInterval = Retention.checkInterval(interval);
             return this;
         }
 
@@ -241,6 +250,15 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     }
 
     /**
+     * Runs retention now (see docs/retention.md); the retention timer calls this every retention interval. Blocks.
+     *
+     * @return how many streams were truncated
+     */
+    public int enforceRetention() {
+        return retention.run();
+    }
+
+    /**
      * Waits until no controller work (foreground or background) is queued or running.
      *
      * @return false on timeout
@@ -253,6 +271,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     /** Stops the lease timer, waits (up to 30 s) for queued work, closes the store. */
     @Override
     public void close() {
+        retention.close();
         timers.stop(CLOSE_TIMEOUT);
         if (!executors.close(CLOSE_TIMEOUT)) {
             LOG.warn("controller work still running after {}", CLOSE_TIMEOUT);

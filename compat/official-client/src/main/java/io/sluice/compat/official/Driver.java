@@ -103,6 +103,7 @@ public final class Driver {
                 case "batch-read" -> BatchInteropPart.run(run, report);
                 case "sync-interop" -> SyncInteropPart.run(run, report);
                 case "autoscale" -> AutoScalePart.run(run, report);
+                case "retention" -> RetentionInteropPart.run(run, report);
                 default -> bench(run, report);
             };
         } catch (Throwable t) {

@@ -101,6 +101,10 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        update, compacts, appends once more; its RevisionedStreamClient writes "official-rev:i"
                        conditionally and sets the mark. --role read: reads both and writes once more
                        conditionally; both report states, revisions and marks as text (see SyncInteropPart)
+              retention  on the EXISTING --scope/--stream (with a retention policy): a new group with retention
+                       type MANUAL_RELEASE_AT_USER_STREAMCUT reads --events events, releases them with
+                       updateRetentionStreamCut and watches the head for 15 s; reports whether it moved
+                       (see RetentionInteropPart)
             options (--name value or --name=value):
               --controller URI        controller, default tcp://127.0.0.1:9090
               --scope NAME            default official-<random>
@@ -166,7 +170,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("help");
         }
         if (!List.of("verify", "bench", "route", "txn-interop", "watermarks", "large-events", "bytestream-interop",
-                "kvt-interop", "batch-read", "sync-interop", "autoscale").contains(mode)) {
+                "kvt-interop", "batch-read", "sync-interop", "autoscale", "retention").contains(mode)) {
             throw new UsageException("unknown mode '" + mode
                     + "': expected verify, bench, route, txn-interop, watermarks or large-events");
         }
@@ -339,10 +343,14 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         if (batchRead && (!scopeGiven || !streamGiven)) {
             throw new UsageException("batch-read needs --scope and --stream (an existing stream)");
         }
+        boolean retention = mode.equals("retention");
+        if (retention && (!scopeGiven || !streamGiven)) {
+            throw new UsageException("retention needs --scope and --stream (an existing stream with a retention policy)");
+        }
         if (mode.equals("autoscale") && (!scopeGiven || !streamGiven)) {
             throw new UsageException("autoscale needs --scope and --stream (an existing stream scaled by event rate)");
         }
-        boolean existingStream = mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
+        boolean existingStream = retention || mode.equals("route") || mode.equals("txn-interop") || mode.equals("watermarks")
                 || large || bytes || kvt || batchRead || sync || mode.equals("autoscale");
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
