@@ -45,7 +45,7 @@ final class TailReads {
         }
         int max = Math.min(SegmentContainer.MAX_READ_BYTES, Math.max(8, r.suggestedLength()));
         if (offset < s.length()) {
-            return readReply(s, offset, max, r.requestId());
+            return readReply(s, offset, max, r.requestId(), false);
         }
         if (s.sealed) {
             return new SegmentRead(r.segment(), offset, false, true, Bytes.EMPTY, r.requestId());
@@ -58,16 +58,23 @@ final class TailReads {
      * Builds a SegmentRead of up to {@code max} bytes at {@code offset} (which is below the length). Bytes that lie
      * in one memory chunk are not copied: the reply is a view of it, so any number of replies of the same data (reads
      * parked at the tail, woken by one append) costs the server no more memory. A read across chunks is copied.
+     *
+     * <p>{@code atTail} is what a real Pravega 0.13 segment store says: true for a read parked at the tail (a long
+     * poll) however much of the new data it returns, and for a read answered at once that wanted more than the
+     * unsealed segment holds; false for a read answered at once whose length ends at or before the tail (even
+     * exactly at it), and for any read of a sealed segment. {@code endOfSegment} says a sealed segment's read reached
+     * its end.
+     *
+     * @param parked whether the read waited at the tail for this data
      */
-    private static Object readReply(Segment s, long offset, int max, long requestId) {
+    private static Object readReply(Segment s, long offset, int max, long requestId, boolean parked) {
         int n = (int) Math.min(max, s.length() - offset);
-        if (s.data.chunkAt(offset) instanceof SegmentData.MemoryChunk m && offset + n <= m.offset() + m.length()) {
-            boolean end = offset + n == s.length();
-            return new SegmentRead(s.name, offset, end && !s.sealed, end && s.sealed, m.view(offset, n), requestId);
-        }
         boolean end = offset + n == s.length();
-        boolean atTail = end && !s.sealed;
+        boolean atTail = !s.sealed && (parked || n < max);
         boolean endOfSegment = end && s.sealed;
+        if (s.data.chunkAt(offset) instanceof SegmentData.MemoryChunk m && offset + n <= m.offset() + m.length()) {
+            return new SegmentRead(s.name, offset, atTail, endOfSegment, m.view(offset, n), requestId);
+        }
         List<SegmentData.Chunk> refs = new ArrayList<>();
         for (SegmentData.Chunk c : s.data.chunks()) {
             if (c.offset() + c.length() > offset && c.offset() < offset + n && c instanceof SegmentData.StoredChunk) {
@@ -94,7 +101,7 @@ final class TailReads {
             if (p.offset() < s.length()) {
                 it.remove();
                 Object reply = s.isTable() ? tableBytesGone(s, p.offset(), p.requestId())
-                        : readReply(s, p.offset(), p.maxLength(), p.requestId());
+                        : readReply(s, p.offset(), p.maxLength(), p.requestId(), true);
                 effects.add(() -> state.deliver(reply, p.sink()));
             }
         }
