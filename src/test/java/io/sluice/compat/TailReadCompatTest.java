@@ -34,7 +34,9 @@ import io.sluice.wire.GetStreamSegmentInfo;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.Reply;
 import io.sluice.wire.Request;
+import io.sluice.wire.SealSegment;
 import io.sluice.wire.SegmentRead;
+import io.sluice.wire.SegmentSealed;
 import io.sluice.wire.SetupAppend;
 import io.sluice.wire.StreamSegmentInfo;
 import io.sluice.wire.WireOutput;
@@ -43,7 +45,8 @@ import io.sluice.wire.WireOutput;
  * Reads at and near the tail of a segment, over the raw wire, on the REAL Pravega 0.13 segment store and on Sluice's
  * embedded one: what {@code atTail} and {@code endOfSegment} say, and how many bytes come back, must agree. Covered:
  * reads of existing data shorter than, exactly as long as and longer than what is there, and long polls (reads parked
- * at the tail) answered by an append that fits the read and by one larger than the read.
+ * at the tail) answered by an append that fits the read and by one larger than the read; then reads of the sealed
+ * segment.
  */
 @CompatTest
 @Timeout(120)
@@ -158,6 +161,11 @@ class TailReadCompatTest {
             seen.put("long poll, append larger than the read", w.parkedRead(length, 10, 40)); // 48 bytes framed
             long after = length + 48;
             seen.put("long poll with a suggested length of 0", w.parkedRead(after, 0, 12));
+            long end = after + 20;
+            assertThat(w.call(id -> new SealSegment(id, w.segment, ""))).isInstanceOf(SegmentSealed.class);
+            seen.put("sealed, read past the end", w.read(0, (int) end + 100));
+            seen.put("sealed, read ending before the end", w.read(0, 10));
+            seen.put("sealed, read at the end", w.read(end, 100));
         }
         return seen;
     }
