@@ -300,6 +300,45 @@ class SegmentStoreServerTest {
     }
 
     @Test
+    void atTailIsWhatARealSegmentStoreSays() {
+        create(SEG);
+        UUID writer = UUID.randomUUID();
+        setup(writer, SEG);
+        append(writer, 1, "0123456789ab"); // 20 bytes framed
+        append(writer, 2, "0123456789ab"); // 40
+        assertThat(readOf(0, 30).atTail()).as("a read ending before the tail").isFalse();
+        assertThat(readOf(0, 40).atTail()).as("a read ending exactly at the tail").isFalse();
+        SegmentRead past = readOf(0, 1000);
+        assertThat(past.atTail()).as("a read that wanted more than there is").isTrue();
+        assertThat(past.data().remaining()).isEqualTo(40);
+        assertThat(readOf(20, 1000).atTail()).isTrue();
+
+        // a long poll is answered with atTail=true, also when the new data is longer than the read
+        Flow reader = connection.openFlow();
+        long readId = reader.nextRequestId();
+        reader.send(new ReadSegment(SEG, 40, 10, "", readId));
+        assertThat(reader.poll()).as("parked: no data yet").isNull();
+        append(writer, 3, "x".repeat(40)); // 48 bytes framed
+        SegmentRead woken = (SegmentRead) reader.await(longWait());
+        assertThat(woken.requestId()).isEqualTo(readId);
+        assertThat(woken.data().remaining()).isEqualTo(10);
+        assertThat(woken.atTail()).isTrue();
+        assertThat(woken.endOfSegment()).isFalse();
+        assertThat(readOf(40, 10).atTail()).as("the same read answered at once").isFalse();
+
+        long zeroId = reader.nextRequestId();
+        reader.send(new ReadSegment(SEG, 88, 0, "", zeroId));
+        append(writer, 4, "0123456789ab");
+        SegmentRead eight = (SegmentRead) reader.await(longWait());
+        assertThat(eight.data().remaining()).as("a suggested length of 0 reads 8 bytes").isEqualTo(8);
+        assertThat(eight.atTail()).isTrue();
+    }
+
+    private SegmentRead readOf(long offset, int length) {
+        return (SegmentRead) call(id -> new ReadSegment(SEG, offset, length, "", id));
+    }
+
+    @Test
     void sealEndsReadsAndAppends() {
         create(SEG);
         UUID writer = UUID.randomUUID();
