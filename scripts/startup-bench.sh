@@ -2,7 +2,8 @@
 # Measures how fast `./sluice server` gets ready and how much memory it then holds (issue 4; docs/benchmarks.md).
 # Usage: scripts/startup-bench.sh [RUNS] [VARIANT...]       e.g. scripts/startup-bench.sh 10 auto off
 #   RUNS (default 10) runs of each variant, interleaved. A variant is a value of SLUICE_STARTUP_CACHE (auto, cds,
-#   off; default: auto). Each run starts `./sluice server --in-memory --controller-port 0 --segment-store-port 0
+#   off; default: auto), optionally with ":picocli" (e.g. auto:picocli: the line ends in "--", which sends it through
+#   picocli's model instead of the server's quick parse, to measure what that costs). Each run starts `./sluice server --in-memory --controller-port 0 --segment-store-port 0
 #   --ready-file F`, takes the time from the start of the launcher until F exists (both listeners accept), the
 #   CPU time the process used until then, and VmRSS one second later; then stops it (SIGTERM).
 # Before each run it waits (up to 60 s) for the machine to be at least 85% idle over half a second, so that other
@@ -45,7 +46,7 @@ wait_quiet() { # prints "busy" when the machine did not quieten down within 60 s
 
 ./sluice --version >/dev/null # builds the jar and the startup caches first, if needed
 for v in "${variants[@]}"; do
-  SLUICE_STARTUP_CACHE=$v ./sluice --version >/dev/null
+  SLUICE_STARTUP_CACHE=${v%%:*} ./sluice --version >/dev/null
 done
 
 ticks=$(getconf CLK_TCK)
@@ -55,8 +56,10 @@ for ((r = 1; r <= runs; r++)); do
     ready="$tmp/ready"
     rm -f "$ready"
     start=$(date +%s%N)
-    SLUICE_STARTUP_CACHE=$v ./sluice server --in-memory --controller-port 0 --segment-store-port 0 \
-      --ready-file "$ready" >"$tmp/out" 2>"$tmp/err" &
+    extra=()
+    [[ $v == *:picocli ]] && extra=(--)
+    SLUICE_STARTUP_CACHE=${v%%:*} ./sluice server --in-memory --controller-port 0 --segment-store-port 0 \
+      --ready-file "$ready" "${extra[@]}" >"$tmp/out" 2>"$tmp/err" &
     server_pid=$!
     while [ ! -f "$ready" ]; do
       if ! kill -0 "$server_pid" 2>/dev/null; then

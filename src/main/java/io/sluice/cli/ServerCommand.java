@@ -159,8 +159,8 @@ final class ServerCommand implements Callable<Integer> {
      * @return the exit status, or null if picocli must run the line (help, a mistake, a subcommand...)
      */
     static Integer runQuick(String[] args, PrintWriter out, PrintWriter err) {
-        ServerCommand command = new ServerCommand();
-        if (!QuickOptions.fill(command, args)) {
+        ServerCommand command = quickParse(args);
+        if (command == null) {
             return null;
         }
         command.quickOut = out;
@@ -176,6 +176,86 @@ final class ServerCommand implements Callable<Integer> {
             err.flush();
             return ConnectedCommand.FAILED;
         }
+    }
+
+    /**
+     * The options of a plain {@code sluice server} line, set without picocli ({@link #runQuick}): the same names,
+     * defaults and conversions as the {@code @Option}s above (QuickOptionsTest compares the two on many lines).
+     */
+    private final class Quick implements QuickOptions.Target {
+        Quick() {
+            host = "127.0.0.1";
+            controllerPort = 9090;
+            segmentStorePort = 12345;
+            containers = 1;
+            snapshotAfter = 67108864;
+            watermarkIntervalMillis = 10000;
+            scaleWindow = java.time.Duration.ofMinutes(10);
+            retentionInterval = java.time.Duration.ofMinutes(30);
+            maxInflightBytes = 67108864;
+            maxQueuedReplyBytes = 16777216;
+            maxFrameBeforeAuth = 1048576;
+        }
+
+        @Override
+        public Boolean isFlag(String name) {
+            return switch (name) {
+                case "--in-memory", "--no-fsync", "-v", "--verbose" -> true;
+                case "--data-dir", "--host", "--advertised-host", "--controller-port", "--segment-store-port",
+                     "--containers", "--snapshot-after", "--watermark-interval", "--scale-window",
+                     "--retention-interval", "--max-inflight-bytes", "--max-queued-reply-bytes",
+                     "--max-frame-before-auth", "--auth", "--ready-file", "--tls-cert", "--tls-key" -> false;
+                default -> null;
+            };
+        }
+
+        @Override
+        public String canonical(String name) {
+            // one exclusive group: a second storage option is picocli's to report
+            return name.equals("-v") ? "--verbose" : name.equals("--in-memory") ? "--data-dir" : name;
+        }
+
+        @Override
+        public void flag(String name) {
+            switch (name) {
+                case "--in-memory" -> storage.inMemory = true;
+                case "--no-fsync" -> noFsync = true;
+                default -> verbose = true;
+            }
+        }
+
+        @Override
+        public void value(String name, String v) {
+            switch (name) {
+                case "--data-dir" -> storage.dataDir = Path.of(v);
+                case "--host" -> host = v;
+                case "--advertised-host" -> advertisedHost = v;
+                case "--controller-port" -> controllerPort = new PortConverter().convert(v);
+                case "--segment-store-port" -> segmentStorePort = new PortConverter().convert(v);
+                case "--containers" -> containers = Integer.parseInt(v);
+                case "--snapshot-after" -> snapshotAfter = Long.parseLong(v);
+                case "--watermark-interval" -> watermarkIntervalMillis = Long.parseLong(v);
+                case "--scale-window" -> scaleWindow = Formats.parseDuration(v);
+                case "--retention-interval" -> retentionInterval = Formats.parseDuration(v);
+                case "--max-inflight-bytes" -> maxInflightBytes = Integer.parseInt(v);
+                case "--max-queued-reply-bytes" -> maxQueuedReplyBytes = Integer.parseInt(v);
+                case "--max-frame-before-auth" -> maxFrameBeforeAuth = Integer.parseInt(v);
+                case "--auth" -> passwordFile = Path.of(v);
+                case "--ready-file" -> readyFile = Path.of(v);
+                case "--tls-cert" -> tlsCert = Path.of(v);
+                case "--tls-key" -> tlsKey = Path.of(v);
+                default -> throw new IllegalArgumentException(name);
+            }
+        }
+    }
+
+    /**
+     * @param args the arguments after {@code server}
+     * @return the command with its options set from {@code args} without picocli, or null if picocli must parse them
+     */
+    static ServerCommand quickParse(String[] args) {
+        ServerCommand command = new ServerCommand();
+        return QuickOptions.parse(args, command.new Quick()) ? command : null;
     }
 
     /** A usage mistake found after the quick parse, which picocli then reports. */
