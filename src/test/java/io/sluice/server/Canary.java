@@ -40,6 +40,8 @@ final class Canary implements AutoCloseable {
     private final AtomicReference<String> failure = new AtomicReference<>();
     private volatile boolean writing = true;
     private volatile boolean reading = true;
+    /** Counted down when the write loop has ended: only then is {@link #written} final. */
+    private final java.util.concurrent.CountDownLatch writeLoopEnded = new java.util.concurrent.CountDownLatch(1);
 
     /** Creates the canary's stream and reader group (names made unique by {@code suffix}) and starts both sides. */
     Canary(String controllerUri, String suffix) {
@@ -75,6 +77,8 @@ final class Canary implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             fail("writer failed after " + written.get() + " events: " + e);
+        } finally {
+            writeLoopEnded.countDown();
         }
     }
 
@@ -128,6 +132,15 @@ final class Canary implements AutoCloseable {
     String finish(Duration timeout) {
         writing = false;
         Deadline deadline = Deadline.after(timeout);
+        try {
+            // an event the reader verified may have been written but not yet counted: wait for the count to be final
+            if (!writeLoopEnded.await(deadline.remaining().toMillis(), TimeUnit.MILLISECONDS)) {
+                return "the write loop did not end within " + timeout;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
         while (failure() == null && verified.get() < written.get() && !deadline.expired()) {
             Thread.onSpinWait();
             Thread.yield();
