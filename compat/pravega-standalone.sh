@@ -19,6 +19,8 @@
 #   SLUICE_COMPAT_XMX                heap of the server JVM (default 1g)
 #   SLUICE_COMPAT_CACHE              the segment store's cache of appended data (default 1g; Pravega's own default,
 #                                    128 MiB, fills under MiB-sized appends and the container restarts over and over)
+#   SLUICE_COMPAT_AUTOSCALE_SECONDS  the auto-scaler's cool-down and mute periods in seconds (default 1; Pravega's
+#                                    default 600 holds every split back 10 minutes)
 #   SLUICE_COMPAT_JAVA_OPTS          extra JVM options, e.g. -Dpravegaservice.some.key=value (they come last, so
 #                                    they override the options above)
 #   SLUICE_COMPAT_START_TIMEOUT      seconds to wait for readiness (default 120)
@@ -285,6 +287,10 @@ cmd_start() {
   local cache_bytes
   cache_bytes=$(to_bytes "${SLUICE_COMPAT_CACHE:-1g}")
   opts+=("-XX:MaxDirectMemorySize=$(( cache_bytes + 1073741824 ))" "-Dpravegaservice.cache.size.max=$cache_bytes")
+  # auto-scaling's cool-down (after a segment is created) and mute (between two requests for a segment) are 10
+  # minutes by default; short, a stream over its target splits after the rule's 2 minutes (AutoScaleCompatTest)
+  local quiet=${SLUICE_COMPAT_AUTOSCALE_SECONDS:-1}
+  opts+=("-DautoScale.cooldown.time.seconds=$quiet" "-DautoScale.mute.time.seconds=$quiet")
   if [ "$v" -ge 24 ]; then
     opts+=(--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED)
   fi
