@@ -21,6 +21,7 @@
 #                                    128 MiB, fills under MiB-sized appends and the container restarts over and over)
 #   SLUICE_COMPAT_AUTOSCALE_SECONDS  the auto-scaler's cool-down and mute periods in seconds (default 1; Pravega's
 #                                    default 600 holds every split back 10 minutes)
+#   SLUICE_COMPAT_RETENTION_MINUTES  how often the controller enforces retention (default 1; Pravega's default 30)
 #   SLUICE_COMPAT_JAVA_OPTS          extra JVM options, e.g. -Dpravegaservice.some.key=value (they come last, so
 #                                    they override the options above)
 #   SLUICE_COMPAT_START_TIMEOUT      seconds to wait for readiness (default 120)
@@ -291,6 +292,9 @@ cmd_start() {
   # minutes by default; short, a stream over its target splits after the rule's 2 minutes (AutoScaleCompatTest)
   local quiet=${SLUICE_COMPAT_AUTOSCALE_SECONDS:-1}
   opts+=("-DautoScale.cooldown.time.seconds=$quiet" "-DautoScale.mute.time.seconds=$quiet")
+  # the controller's retention pass runs every 30 minutes by default; every minute, a retention policy acts within
+  # a test's time (RetentionCompatTest)
+  opts+=("-Dcontroller.retention.frequency.minutes=${SLUICE_COMPAT_RETENTION_MINUTES:-1}")
   if [ "$v" -ge 24 ]; then
     opts+=(--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED)
   fi

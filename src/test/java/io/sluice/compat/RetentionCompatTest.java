@@ -40,16 +40,20 @@ import io.sluice.stream.StreamCut;
  * The client side of consumption-based retention against the REAL Pravega 0.13 controller: groups with a retention
  * type become subscribers on creation, {@code updateRetentionStreamCut} reports a manual group's cut (which the real
  * controller then holds it to: a cut behind it is refused), and a group with automatic release reports the cut of
- * each completed checkpoint. (The standalone's retention period is 30 minutes, so truncation itself is tested on the
- * embedded server, in RetentionTest.) And the official client's group with manual release (driver mode
+ * each completed checkpoint; and, as the reference for the embedded server's consumption-based retention, the real
+ * controller truncating a size-retained stream no further than its group released (compat/pravega-standalone.sh
+ * runs the standalone's retention pass every minute instead of every 30; streams of the other tests keep at least
+ * 1 GiB, so no pass truncates them). And the official client's group with manual release (driver mode
  * {@code retention}, RetentionInteropPart) on both servers: the embedded server, passing every 200 ms once the group
  * has subscribed, truncates at the released cut; the real one accepts the release.
  */
 @CompatTest
-@Timeout(180)
+@Timeout(480)
 class RetentionCompatTest {
     private static final String PAD = "p".repeat(92);
     private static final long FRAMED = 8 + 96;
+    /** What the streams of the client-side tests keep: far more than they hold, so no retention pass cuts them. */
+    private static final long KEEP = 1L << 30;
 
     @RegisterExtension
     static final RealPravegaScope real = new RealPravegaScope("compat-retention");
@@ -74,7 +78,7 @@ class RetentionCompatTest {
 
     private static ScopedStream stream(String name, int events) {
         assertThat(real.streams.createStream(real.scope, name, StreamConfiguration.builder()
-                .scalingPolicy(ScalingPolicy.fixed(1)).retentionPolicy(RetentionPolicy.bySizeBytes(0)).build()))
+                .scalingPolicy(ScalingPolicy.fixed(1)).retentionPolicy(RetentionPolicy.bySizeBytes(KEEP)).build()))
                 .isTrue();
         try (EventStreamWriter<String> w = real.client.newWriter(real.scope, name, Serializers.utf8())) {
             for (int i = 0; i < events; i++) {
@@ -205,6 +209,29 @@ class RetentionCompatTest {
     void theRealControllerAcceptsTheOfficialClientsManualRelease() throws Exception {
         ScopedStream s = stream("official", 10);
         Map<String, Object> part = officialRelease("real", RealPravega.controllerUri().toString(), s, 6);
-        assertThat(part.get("truncated")).as("30-minute retention period: %s", part).isEqualTo(false);
+        assertThat(part.get("truncated")).as("the stream keeps at least 1 GiB: %s", part).isEqualTo(false);
+    }
+
+    @Test
+    void theRealControllerTruncatesNoFurtherThanTheGroupReleasedAsTheReference() {
+        assertThat(real.streams.createStream(real.scope, "released", StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(1)).retentionPolicy(RetentionPolicy.bySizeBytes(0)).build()))
+                .isTrue();
+        ScopedStream s = ScopedStream.of(real.scope, "released");
+        // subscribed before anything is written: a pass before the release finds nothing it may cut
+        try (ReaderGroup g = group("rel", s, StreamDataRetention.MANUAL_RELEASE_AT_USER_STREAMCUT)) {
+            writeEvents(real.client, s, 10);
+            g.updateRetentionStreamCut(Map.of(s, after(s, 6)));
+            // the standalone's pass runs every minute; it may need two to have a reference record of the tail
+            io.sluice.common.Deadline deadline = io.sluice.common.Deadline.after(Duration.ofMinutes(5));
+            long head = 0;
+            while (head == 0) {
+                assertThat(deadline.expired()).as("the real controller truncated within 5 minutes").isFalse();
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+                head = real.streams.streamInfo(s.scope(), s.name()).head().offsetsBySegmentId().getOrDefault(0L, 0L);
+            }
+            assertThat(head).as("no further than the group released").isLessThanOrEqualTo(6 * FRAMED);
+            assertThat(head % FRAMED).as("on an event boundary").isZero();
+        }
     }
 }
