@@ -191,6 +191,11 @@ public final class Main implements Runnable {
         return null;
     }
 
+    /** @return picocli's usage error for {@code spec}'s command line, saying {@code message} */
+    static RuntimeException parameterError(CommandLine.Model.CommandSpec spec, String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
     /** One line naming the mistake and where to find help, instead of picocli's full usage text. */
     private static int usageError(ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();

@@ -127,18 +127,29 @@ final class ServerCommand implements Callable<Integer> {
     static final class PortConverter implements picocli.CommandLine.ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            int port;
             try {
-                port = Integer.parseInt(value.strip());
-            } catch (NumberFormatException e) {
-                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a port number");
+                return port(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
             }
-            if (port < 0 || port > 65535) {
-                throw new picocli.CommandLine.TypeConversionException(port + " is not a port: ports are 0 (any free "
-                        + "port) to 65535");
-            }
-            return port;
         }
+    }
+
+    /**
+     * @return {@code value} as a TCP port, 0 to 65535
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    static int port(String value) {
+        int port;
+        try {
+            port = Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + value + "' is not a port number");
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException(port + " is not a port: ports are 0 (any free port) to 65535");
+        }
+        return port;
     }
 
     /**
@@ -230,8 +241,8 @@ final class ServerCommand implements Callable<Integer> {
                 case "--data-dir" -> storage.dataDir = Path.of(v);
                 case "--host" -> host = v;
                 case "--advertised-host" -> advertisedHost = v;
-                case "--controller-port" -> controllerPort = new PortConverter().convert(v);
-                case "--segment-store-port" -> segmentStorePort = new PortConverter().convert(v);
+                case "--controller-port" -> controllerPort = port(v);
+                case "--segment-store-port" -> segmentStorePort = port(v);
                 case "--containers" -> containers = Integer.parseInt(v);
                 case "--snapshot-after" -> snapshotAfter = Long.parseLong(v);
                 case "--watermark-interval" -> watermarkIntervalMillis = Long.parseLong(v);
@@ -266,7 +277,8 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     private RuntimeException usage(String message) {
-        return spec == null ? new NotQuick() : new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+        // through another class, so that loading this one for the quick path loads none of picocli's classes
+        return spec == null ? new NotQuick() : Main.parameterError(spec, message);
     }
 
     private PrintWriter out() {
