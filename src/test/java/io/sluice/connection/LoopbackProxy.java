@@ -29,7 +29,15 @@ public final class LoopbackProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final Endpoint target;
-    private final List<Socket> open = new CopyOnWriteArrayList<>();
+    /** A connection through the proxy: the client's socket and the one to the target. */
+    private record Pair(Socket client, Socket upstream) {
+        void close() {
+            closeQuietly(client);
+            closeQuietly(upstream);
+        }
+    }
+
+    private final List<Pair> open = new CopyOnWriteArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
     private final List<String> endings = new CopyOnWriteArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
@@ -67,14 +75,16 @@ public final class LoopbackProxy implements AutoCloseable {
      * @return how many connections were cut
      */
     public int dropAll() {
+        // a pair at a time, both sockets at once: a pump that ends because its socket was closed must not take the
+        // other half away uncounted
         int n = 0;
-        for (Socket s : open) {
-            if (open.remove(s)) {
-                closeQuietly(s);
+        for (Pair p : open) {
+            if (open.remove(p)) {
+                p.close();
                 n++;
             }
         }
-        return n / 2;
+        return n;
     }
 
     /**
@@ -145,12 +155,11 @@ public final class LoopbackProxy implements AutoCloseable {
                 }
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
-                open.add(client);
-                open.add(upstream);
+                Pair pair = new Pair(client, upstream);
+                open.add(pair);
                 if (refusing) {
                     // refuse() came while this one was connecting upstream, perhaps after it cut the others
-                    open.remove(client);
-                    open.remove(upstream);
+                    open.remove(pair);
                     reset(client);
                     closeQuietly(upstream);
                     accepted.incrementAndGet();
@@ -159,8 +168,8 @@ public final class LoopbackProxy implements AutoCloseable {
                 // counted only now, once it is among the open ones: a test that waits for a new connection and
                 // then cuts them all must find it
                 accepted.incrementAndGet();
-                Threads.startVirtual("loopback-proxy-up", () -> pump(client, upstream, false));
-                Threads.startVirtual("loopback-proxy-down", () -> pump(upstream, client, true));
+                Threads.startVirtual("loopback-proxy-up", () -> pump(pair, client, upstream, false));
+                Threads.startVirtual("loopback-proxy-down", () -> pump(pair, upstream, client, true));
             }
         } catch (IOException e) {
             // closed
@@ -168,7 +177,7 @@ public final class LoopbackProxy implements AutoCloseable {
     }
 
     /** Copies bytes from one socket to the other until either side ends; then closes both. */
-    private void pump(Socket from, Socket to, boolean replies) {
+    private void pump(Pair pair, Socket from, Socket to, boolean replies) {
         byte[] buffer = new byte[BUFFER];
         try {
             InputStream in = from.getInputStream();
@@ -179,21 +188,19 @@ public final class LoopbackProxy implements AutoCloseable {
                 }
                 out.write(buffer, 0, n);
             }
-            ended(replies, "ended by its sender", from);
+            ended(pair, replies, "ended by its sender", from);
         } catch (IOException | InterruptedException e) {
             // cut, or the other side ended
-            ended(replies, e.toString(), from);
+            ended(pair, replies, e.toString(), from);
         } finally {
-            open.remove(from);
-            open.remove(to);
-            closeQuietly(from);
-            closeQuietly(to);
+            open.remove(pair);
+            pair.close();
         }
     }
 
-    private void ended(boolean replies, String how, Socket from) {
+    private void ended(Pair pair, boolean replies, String how, Socket from) {
         // a pump whose socket dropAll() or the other pump closed is not news; the first one to end on its own is
-        if (open.contains(from)) {
+        if (open.contains(pair)) {
             endings.add((replies ? "server to client" : "client to server") + " of " + from.getRemoteSocketAddress()
                     + ": " + how);
         }
