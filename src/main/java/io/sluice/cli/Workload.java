@@ -333,7 +333,6 @@ final class Workload {
         }
     }
 
-    /** @return a phase's {@code events_per_s}, {@code mb_per_s} and {@code seconds}, as the driver names them */
     /**
      * Nearest rank: the smallest value with at least {@code p} of them at or below it.
      *

@@ -456,10 +456,10 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         return "EventStreamWriter[" + stream + ", writer " + writerId + "]";
     }
 
-    /** The handle of one write. */
     /** Runs the stages users attach to {@link WriteHandle#toCompletableFuture()}, each on a new virtual thread. */
     private static final Executor CALLBACKS = task -> Threads.startVirtual("sluice-write-completion", task);
 
+    /** The handle of one write. */
     private record Handle(CompletableFuture<Void> future) implements WriteHandle {
         @Override
         public boolean isDone() {

@@ -19,8 +19,8 @@ import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
 
 /**
- * A cached token that is fetched again before it expires, shared by {@link OAuth2ClientCredentials} and
- * {@link DelegationTokenProvider}.
+ * A cached token that is fetched again before it expires, shared by {@code io.sluice.auth.OAuth2ClientCredentials}
+ * and {@code io.sluice.segment.DelegationTokenProvider}.
  *
  * <p>Rules:
  * <ul>

@@ -12,7 +12,8 @@ import java.nio.ByteBuffer;
  * </pre>
  * Each BYTES is an i32 length and that many bytes; a blob missing at the end of the payload reads as empty (older
  * peers send only the continuation token). {@code prefixFilter} is deprecated since Pravega 0.10, whose writer
- * always sends it empty; Sluice writes whatever the record holds, so leave it empty when talking to Pravega.
+ * always sends it empty; Sluice writes whatever the record holds, so leave it empty when talking to Pravega. None of
+ * the buffers is copied.
  *
  * @param continuationToken the server's opaque resume point from the previous reply (empty to start)
  * @param prefixFilter deprecated, ignored by servers (keep empty)
@@ -22,7 +23,6 @@ import java.nio.ByteBuffer;
 public record TableIteratorArgs(ByteBuffer continuationToken, ByteBuffer prefixFilter, ByteBuffer fromKey,
                                 ByteBuffer toKey) {
 
-    /** @param continuationToken not copied, nor are the other buffers */
     /** No continuation token, no bounds: iterate from the start. */
     public static final TableIteratorArgs EMPTY = new TableIteratorArgs(Bytes.EMPTY, Bytes.EMPTY, Bytes.EMPTY, Bytes.EMPTY);
 
