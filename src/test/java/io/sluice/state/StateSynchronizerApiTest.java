@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -15,24 +14,24 @@ import org.junit.jupiter.api.Timeout;
 import io.sluice.client.SluiceClient;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.NoSuchStreamException;
-import io.sluice.server.EmbeddedServer;
+import io.sluice.testing.SluiceInject;
+import io.sluice.testing.SluiceTest;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 
 /** The public state synchronizer and revisioned stream client against the embedded server. */
 @Timeout(120)
+@SluiceTest
 class StateSynchronizerApiTest {
     private static final String SCOPE = "syncscope";
     private static final AtomicInteger STREAMS = new AtomicInteger();
-    private static EmbeddedServer server;
+    @SluiceInject
     private static SluiceClient client;
     private static SynchronizerScenarios.Env env;
 
     @BeforeAll
     static void start() {
-        server = EmbeddedServer.builder().inMemory().build();
-        client = SluiceClient.connect(server.controllerUri());
         client.streamManager().createScope(SCOPE);
         env = new SynchronizerScenarios.Env(client, SCOPE, what -> {
             String stream = what + "-" + STREAMS.incrementAndGet();
@@ -40,16 +39,6 @@ class StateSynchronizerApiTest {
                     .scalingPolicy(ScalingPolicy.fixed(1)).build());
             return stream;
         });
-    }
-
-    @AfterAll
-    static void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,35 +21,25 @@ import io.sluice.errors.AlreadyExistsException;
 import io.sluice.errors.BadKeyVersionException;
 import io.sluice.errors.NoSuchKeyException;
 import io.sluice.errors.NoSuchStreamException;
-import io.sluice.server.EmbeddedServer;
+import io.sluice.testing.SluiceInject;
+import io.sluice.testing.SluiceTest;
 
 /** The key-value table API and its manager against the embedded server. */
 @Timeout(120)
+@SluiceTest
 class KeyValueTableTest {
     private static final String SCOPE = "kvtscope";
     private static final KeyValueTableConfiguration CONFIG = KeyValueTableConfiguration.builder().partitionCount(4)
             .primaryKeyLength(8).secondaryKeyLength(4).build();
 
-    private static EmbeddedServer server;
+    @SluiceInject
     private static SluiceClient client;
     private static KeyValueTableManager manager;
 
     @BeforeAll
     static void start() {
-        server = EmbeddedServer.builder().inMemory().build();
-        client = SluiceClient.connect(server.controllerUri());
         client.streamManager().createScope(SCOPE);
         manager = client.keyValueTableManager();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     private static KeyValueTable table(String name) {
