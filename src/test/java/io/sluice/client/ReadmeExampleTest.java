@@ -2,57 +2,79 @@ package io.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
+import io.sluice.examples.QuickStart;
+import io.sluice.testing.ControllerUri;
+import io.sluice.testing.SluiceTest;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import io.sluice.admin.ReaderGroupManager;
-import io.sluice.admin.StreamManager;
-import io.sluice.server.EmbeddedServer;
-import io.sluice.stream.EventRead;
-import io.sluice.stream.EventStreamReader;
-import io.sluice.stream.EventStreamWriter;
-import io.sluice.stream.ReaderGroupConfig;
-import io.sluice.stream.ScalingPolicy;
-import io.sluice.stream.Serializers;
-import io.sluice.stream.StreamConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The example of README.md's "Using the client", line for line, against the embedded server. */
+/**
+ * README.md's "Using the client" snippet is examples/…/QuickStart.java's, line for line, and runs as written against
+ * the embedded server.
+ */
+@SluiceTest
 @Timeout(60)
 class ReadmeExampleTest {
+    private static final String FIRST_LINE = "try (SluiceClient client = SluiceClient.connect(controllerUri)) {";
 
-    @Test
-    void theReadmeExampleRunsAsWritten() {
-        List<String> seen = new ArrayList<>();
-        try (EmbeddedServer server = EmbeddedServer.builder().inMemory().build();
-             SluiceClient client = SluiceClient.connect(server.controllerUri())) {
-            // --- from README.md
-            StreamManager streams = client.streamManager();
-            streams.createScope("shop");
-            streams.createStream("shop", "orders", StreamConfiguration.builder().scalingPolicy(ScalingPolicy.fixed(4)).build());
+    /** The README's java block that starts with {@link #FIRST_LINE}. */
+    private static List<String> readmeSnippet() throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("README.md"));
+        int start = lines.indexOf(FIRST_LINE);
+        assertThat(start).as("README.md has a block starting with " + FIRST_LINE).isPositive();
+        assertThat(lines.get(start - 1)).isEqualTo("```java");
+        List<String> out = new ArrayList<>();
+        for (int i = start; !lines.get(i).equals("```"); i++) {
+            out.add(lines.get(i));
+        }
+        return out;
+    }
 
-            try (EventStreamWriter<String> writer = client.newWriter("shop", "orders", Serializers.utf8())) {
-                writer.write("customer-42", "order placed");
-                writer.writeAndWait("customer-42", "paid");
-                writer.flush();
-            }
-
-            ReaderGroupManager groups = client.readerGroupManager("shop");
-            groups.createReaderGroup("billing", ReaderGroupConfig.builder().stream("shop/orders").build());
-            try (EventStreamReader<String> reader = client.newReader("shop", "billing", "reader-1", Serializers.utf8())) {
-                // --- the README reads one event; read both and check them
-                while (seen.size() < 2) {
-                    EventRead<String> read = reader.readNextEvent(Duration.ofSeconds(1));
-                    if (read.hasEvent()) {
-                        assertThat(read.pointer()).isNotNull();
-                        assertThat(reader.fetchEvent(read.pointer())).isEqualTo(read.event());
-                        seen.add(read.event());
-                    }
-                }
+    /** QuickStart's lines between the README markers, less their common indentation. */
+    private static List<String> exampleSnippet() throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("examples/src/main/java/io/sluice/examples/QuickStart.java"));
+        int start = -1;
+        int end = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).trim().equals("// README:start")) {
+                start = i + 1;
+            } else if (lines.get(i).trim().equals("// README:end")) {
+                end = i;
             }
         }
-        assertThat(seen).containsExactly("order placed", "paid");
+        assertThat(start).as("QuickStart's README markers").isPositive();
+        assertThat(end).isGreaterThan(start);
+        int indent = lines.get(start).indexOf(lines.get(start).trim());
+        List<String> out = new ArrayList<>();
+        for (String line : lines.subList(start, end)) {
+            out.add(line.isBlank() ? "" : line.substring(Math.min(indent, line.length() - line.stripLeading().length())));
+        }
+        return out;
+    }
+
+    @Test
+    void theReadmeSnippetIsTheQuickStartsCode() throws IOException {
+        assertThat(readmeSnippet()).containsExactlyElementsOf(exampleSnippet());
+    }
+
+    @Test
+    void theQuickStartRunsAsWritten(@ControllerUri String controllerUri) {
+        PrintStream original = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            QuickStart.run(controllerUri);
+        } finally {
+            System.setOut(original);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).containsPattern("order placed at \\S+");
     }
 }
