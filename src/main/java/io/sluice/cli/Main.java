@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.Objects;
@@ -22,7 +23,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         versionProvider = Main.Version.class,
         description = "Sluice: a Pravega client on virtual threads, with an embedded Pravega-compatible server.",
         subcommands = {DemoCommand.class, ServerCommand.class, ScopeCommands.class, StreamCommands.class,
-            EventCommands.Write.class, EventCommands.Read.class, BenchCommand.class, WireTool.class})
+            EventCommands.Write.class, EventCommands.Read.class, TxnCommands.class, KvtCommands.class,
+            BytesCommands.class, BenchCommand.class, WireTool.class})
 public final class Main implements Runnable {
     /** The exit-status paragraph of the help of every controller command. */
     static final String EXIT_STATUS = "%nExit status: 0 success, 1 failure (standard error names what failed; with "
@@ -36,6 +38,7 @@ public final class Main implements Runnable {
     private final ControllerClientFactory controllers;
     private final Function<String, String> environment;
     private final InputStream stdin;
+    private final OutputStream stdout;
 
     /**
      * The command line as {@code ./sluice} runs it: gRPC to the controller, the process environment, the process's
@@ -63,9 +66,24 @@ public final class Main implements Runnable {
      * @param stdin what commands read as standard input (e.g. {@code write}); not closed
      */
     Main(ControllerClientFactory controllers, Function<String, String> environment, InputStream stdin) {
+        this(controllers, environment, stdin, System.out);
+    }
+
+    /**
+     * A command line with its own standard input and a byte output for the commands that print bytes, not text
+     * ({@code bytes cat}).
+     *
+     * @param controllers opens controller clients
+     * @param environment looks up environment variables ({@code null} for unset)
+     * @param stdin what commands read as standard input; not closed
+     * @param stdout where {@code bytes cat} writes the bytes it reads; not closed
+     */
+    Main(ControllerClientFactory controllers, Function<String, String> environment, InputStream stdin,
+         OutputStream stdout) {
         this.controllers = Objects.requireNonNull(controllers, "controllers");
         this.environment = Objects.requireNonNull(environment, "environment");
         this.stdin = Objects.requireNonNull(stdin, "stdin");
+        this.stdout = Objects.requireNonNull(stdout, "stdout");
     }
 
     /** @return how commands open controller clients */
@@ -81,6 +99,11 @@ public final class Main implements Runnable {
     /** @return what commands read as standard input */
     InputStream stdin() {
         return stdin;
+    }
+
+    /** @return where commands write bytes (not text) to standard output */
+    OutputStream stdout() {
+        return stdout;
     }
 
     /**
