@@ -100,5 +100,6 @@ def ensure_started():
         _home, lib = find_jdk()
         # JPype loads its native part through JNI: allowed explicitly, the JDK does not warn about it
         # Sluice logs warnings and errors only (SLUICE_JVM_ARGS=-Dorg.slf4j.simpleLogger.defaultLogLevel=info for more)
-        jvm_args = ["--enable-native-access=ALL-UNNAMED", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"] + os.environ.get("SLUICE_JVM_ARGS", "").split()
+        jvm_args = ["--enable-native-access=ALL-UNNAMED", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"]
+        jvm_args += os.environ.get("SLUICE_JVM_ARGS", "").split()
         jpype.startJVM(lib, *jvm_args, classpath=_jpype_jar() + class_path(), convertStrings=False)
