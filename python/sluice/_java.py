@@ -78,7 +78,7 @@ def buffer_bytes(buffer):
     if buffer is None:
         return None
     dup = buffer.duplicate()
-    out = jpype.JArray(jpype.JByte)(dup.remaining())
+    out = jpype.JArray(jpype.JByte)(int(dup.remaining()))
     dup.get(out)
     return bytes(out)
 

@@ -518,7 +518,8 @@ class KeyValueTable:
         key = java_entry.key()
         primary = _java.buffer_bytes(key.primaryKey())
         secondary = _java.buffer_bytes(key.secondaryKey())
-        return Entry(primary if secondary is None else (primary, secondary),
+        # a table without secondary keys has an empty one (its secondary key length is 0)
+        return Entry(primary if not secondary else (primary, secondary),
                      _java.buffer_bytes(java_entry.value()), Version._of(java_entry.version()))
 
     def put(self, key, value, version=None):
