@@ -97,6 +97,7 @@ class ByteStreamWriter(io.RawIOBase):
     def __init__(self, java_writer):
         super().__init__()
         self._writer = java_writer
+        self._java_closed = False
 
     def writable(self):
         return True
@@ -115,7 +116,7 @@ class ByteStreamWriter(io.RawIOBase):
         return len(chunk)
 
     def flush(self):
-        if self.closed:
+        if self.closed or self._java_closed:
             return
         with translated():
             self._writer.flush()
@@ -143,12 +144,14 @@ class ByteStreamWriter(io.RawIOBase):
                 with translated():
                     self._writer.closeAndSeal()
             finally:
+                self._java_closed = True
                 super().close()
 
     def close(self):
         if not self.closed:
             try:
                 with translated():
-                    self._writer.close()
+                    self._writer.close()  # flushes first
             finally:
-                io.RawIOBase.close(self)
+                self._java_closed = True
+                super().close()
