@@ -116,7 +116,13 @@ class Client:
             try:
                 group_handle = groups.createReaderGroup(group, config)
             except J.AlreadyExistsException:
-                group_handle = groups.readerGroup(group)  # it exists with another configuration: join it as it is
+                # it exists with another configuration (e.g. made by a Java program): join it if it reads the stream
+                group_handle = groups.readerGroup(group)
+                streams = [str(s.scopedName()) for s in group_handle.config().startingStreamCuts().keySet()]
+                if "%s/%s" % (scope, stream) not in streams:
+                    group_handle.close()
+                    raise InvalidArgumentError("reader group %s/%s reads %s, not %s/%s"
+                                               % (scope, group, ", ".join(streams), scope, stream)) from None
             try:
                 java_reader = self._client.newReader(scope, group, reader_id, J.Serializers.bytes())
             except BaseException:
@@ -518,7 +524,7 @@ class KeyValueTable:
         key = java_entry.key()
         primary = _java.buffer_bytes(key.primaryKey())
         secondary = _java.buffer_bytes(key.secondaryKey())
-        # a table without secondary keys has an empty one (its secondary key length is 0)
+        # TableKey.secondaryKey() is empty when there is none
         return Entry(primary if not secondary else (primary, secondary),
                      _java.buffer_bytes(java_entry.value()), Version._of(java_entry.version()))
 

@@ -102,3 +102,22 @@ def test_writing_to_a_sealed_stream_fails(client, scope):
     with pytest.raises(sluice.SluiceError):
         with client.writer(scope, "s") as w:
             w.write_and_wait("too late")
+
+
+def test_reader_joins_an_existing_group_of_the_stream_and_refuses_one_of_another(client, scope):
+    import jpype
+    client.create_stream(scope, "s")
+    client.create_stream(scope, "other")
+    # a group made from Java with a configuration of its own (no automatic checkpoints)
+    J = jpype.JClass
+    config = (J("io.sluice.stream.ReaderGroupConfig").builder().stream(scope + "/s")
+              .disableAutomaticCheckpoints().build())
+    java_client = client._client
+    java_client.readerGroupManager(scope).createReaderGroup("made-in-java", config).close()
+    with client.writer(scope, "s") as w:
+        w.write_and_wait("hello")
+    with client.reader(scope, "s", group="made-in-java", encoding="utf-8") as r:
+        assert [e.data for e in read_exactly(r, 1)] == ["hello"]
+    with pytest.raises(sluice.InvalidArgumentError) as caught:
+        client.reader(scope, "other", group="made-in-java")
+    assert str(caught.value) == "reader group %s/made-in-java reads %s/s, not %s/other" % (scope, scope, scope)
