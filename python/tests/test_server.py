@@ -82,3 +82,37 @@ def test_jdk_is_21_or_newer_and_missing_jar_is_named(monkeypatch, tmp_path):
         _jvm.class_path()
     monkeypatch.setenv("SLUICE_CLASSPATH", os.pathsep.join(["a.jar", "b.jar"]))
     assert _jvm.class_path() == ["a.jar", "b.jar"]
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_wait_times_out_while_the_server_is_down_and_the_write_lands_once_after_a_restart(tmp_path):
+    import builtins
+    ports = dict(controller_port=free_port(), segment_store_port=free_port())
+    data = tmp_path / "data"
+    server = sluice.EmbeddedServer(data_dir=data, **ports)
+    try:
+        with sluice.Client(server.controller_uri) as c:
+            c.create_scope("restart")
+            c.create_stream("restart", "s")
+            with c.writer("restart", "s") as w:
+                w.write_and_wait("before")
+                server.close()
+                handle = w.write("while down")
+                with pytest.raises(sluice.TimeoutError) as caught:
+                    handle.wait(timeout=0.5)
+                assert isinstance(caught.value, builtins.TimeoutError)
+                assert caught.value.java_class == "io.sluice.errors.DeadlineExceededException"
+                assert not handle.done
+                server = sluice.EmbeddedServer(data_dir=data, **ports)
+                handle.wait(timeout=30)
+            with c.reader("restart", "s", group="g", encoding="utf-8") as r:
+                assert [e.data for e in read_exactly(r, 2)] == ["before", "while down"]
+                assert r.read_next_event(timeout=0.5) is None  # once each
+    finally:
+        server.close()
