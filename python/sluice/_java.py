@@ -40,7 +40,12 @@ class _Classes:
         if name is None:
             raise AttributeError(short)
         _jvm.ensure_started()
-        cls = jpype.JClass(name)
+        try:
+            cls = jpype.JClass(name)
+        except TypeError as e:  # JPype's "Class ... is not found"
+            from .errors import SluiceError
+            raise SluiceError("Java class %s is not on the class path of this process's JVM (started before sluice "
+                              "with another class path? JPype starts one JVM per process)" % name) from e
         setattr(self, short, cls)
         return cls
 

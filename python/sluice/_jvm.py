@@ -1,7 +1,8 @@
 """Starts the one JVM this process can have (JPype starts at most one) on Sluice's jar and its libraries.
 
-The JDK is the one the launcher finds (scripts/find-jdk.sh): $SLUICE_JAVA_HOME if set, else $JAVA_HOME, else the
-newest JDK under /usr/lib/jvm, else the one of the `java` on PATH; it must be 21 or newer. The class path is
+The JDK is the one the launcher finds (scripts/find-jdk.sh): the first JDK 21 or newer (with bin/java and bin/javac,
+as the launcher takes it, and the lib/server/libjvm.so JPype loads) of $SLUICE_JAVA_HOME (what find-jdk.sh chose, if
+set), $JAVA_HOME, the JDKs under /usr/lib/jvm (newest first) and the one of the `java` on PATH. The class path is
 $SLUICE_CLASSPATH if set, else $SLUICE_JAR (default: the checkout's target/sluice.jar) with the jars of the `lib/`
 folder beside it (what `scripts/mvn -B -DskipTests package` builds).
 """
@@ -10,6 +11,7 @@ import glob
 import os
 import re
 import shutil
+import subprocess
 import threading
 
 import jpype
@@ -20,7 +22,7 @@ _lock = threading.Lock()
 
 
 def _feature(home):
-    """The JDK's major version from its `release` file, or None."""
+    """The JDK's major version: from its `release` file, else from what its java says (as find-jdk.sh does)."""
     try:
         with open(os.path.join(home, "release"), encoding="utf-8") as f:
             for line in f:
@@ -29,7 +31,13 @@ def _feature(home):
                     return int(m.group(1))
     except OSError:
         pass
-    return None
+    try:
+        out = subprocess.run([os.path.join(home, "bin", "java"), "-XshowSettings:properties", "-version"],
+                             capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"^\s*java\.specification\.version = (\d+)", out, re.M)
+    return int(m.group(1)) if m else None
 
 
 def _libjvm(home):
@@ -60,9 +68,12 @@ def find_jdk():
     looked = []
     for home in _candidates():
         looked.append(home)
-        feature = _feature(home)
+        # a JDK as the launcher takes it (java and javac), with the shared library JPype loads
+        if not all(os.access(os.path.join(home, "bin", tool), os.X_OK) for tool in ("java", "javac")):
+            continue
         lib = _libjvm(home)
-        if feature is not None and feature >= _MIN_FEATURE and lib:
+        feature = _feature(home) if lib else None
+        if feature is not None and feature >= _MIN_FEATURE:
             return home, lib
     from .errors import SluiceError
     raise SluiceError("no JDK %d or newer found (looked at: %s); install one or point JAVA_HOME at it"

@@ -38,7 +38,7 @@ class ByteStreamReader(io.RawIOBase):
             n = int(self._reader.read(chunk, 0, len(view)))
         if n <= 0:
             return 0
-        view[:n] = memoryview(bytes(chunk[0:n]))
+        view[:n] = memoryview(chunk).cast("B")[:n]  # the Java array's own buffer: one copy
         return n
 
     def available(self):

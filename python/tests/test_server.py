@@ -73,9 +73,22 @@ def test_readme_example_runs_as_written():
 def test_jdk_is_21_or_newer_and_missing_jar_is_named(monkeypatch, tmp_path):
     home, libjvm = _jvm.find_jdk()
     assert _jvm._feature(home) >= 21 and os.path.isfile(libjvm)
-    monkeypatch.setenv("JAVA_HOME", str(tmp_path))  # not a JDK: skipped, the search goes on
     monkeypatch.delenv("SLUICE_JAVA_HOME", raising=False)
-    assert _jvm.find_jdk()[0] != str(tmp_path)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    without_java_home = _jvm.find_jdk()
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))  # not a JDK: skipped, the search goes on
+    assert _jvm.find_jdk() == without_java_home
+    old = tmp_path / "jdk-17"  # looks like a JDK, but too old: skipped too
+    for rel in ("bin/java", "bin/javac", "lib/server/libjvm.so"):
+        (old / rel).parent.mkdir(parents=True, exist_ok=True)
+        (old / rel).write_text("")
+        (old / rel).chmod(0o755)
+    (old / "release").write_text('JAVA_VERSION="17.0.9"\n')
+    assert _jvm._feature(str(old)) == 17
+    monkeypatch.setenv("JAVA_HOME", str(old))
+    assert _jvm.find_jdk() == without_java_home
+    (old / "release").write_text('JAVA_VERSION="21.0.1"\n')
+    assert _jvm.find_jdk() == (str(old), str(old / "lib/server/libjvm.so"))
     monkeypatch.delenv("SLUICE_CLASSPATH", raising=False)
     monkeypatch.setenv("SLUICE_JAR", str(tmp_path / "missing.jar"))
     with pytest.raises(sluice.SluiceError, match="missing.jar does not exist: build it with"):
