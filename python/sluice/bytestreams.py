@@ -9,7 +9,6 @@ import io
 
 import jpype
 
-from . import _java
 from .errors import InvalidArgumentError, translated
 
 
@@ -21,9 +20,11 @@ class ByteStreamReader(io.RawIOBase):
         self._reader = java_reader
 
     def readable(self):
+        """True: a reader reads."""
         return True
 
     def seekable(self):
+        """True: seek() moves to any offset."""
         return True
 
     def readinto(self, buffer):
@@ -48,6 +49,7 @@ class ByteStreamReader(io.RawIOBase):
             return int(self._reader.available())
 
     def tell(self):
+        """The offset of the next byte a read returns."""
         self._checkClosed()
         with translated():
             return int(self._reader.offset())
@@ -83,6 +85,7 @@ class ByteStreamReader(io.RawIOBase):
             return int(self._reader.tailOffset())
 
     def close(self):
+        """Stops reading (idempotent)."""
         if not self.closed:
             try:
                 with translated():
@@ -100,6 +103,7 @@ class ByteStreamWriter(io.RawIOBase):
         self._java_closed = False
 
     def writable(self):
+        """True: a writer writes."""
         return True
 
     def write(self, data):
@@ -116,6 +120,7 @@ class ByteStreamWriter(io.RawIOBase):
         return len(chunk)
 
     def flush(self):
+        """Waits until every byte written so far is durable."""
         if self.closed or self._java_closed:
             return
         with translated():
@@ -123,6 +128,7 @@ class ByteStreamWriter(io.RawIOBase):
 
     @property
     def head_offset(self):
+        """The first offset that can still be read (0 unless truncated)."""
         with translated():
             return int(self._writer.headOffset())
 
@@ -148,6 +154,7 @@ class ByteStreamWriter(io.RawIOBase):
                 super().close()
 
     def close(self):
+        """Flushes and closes the writer (idempotent); the stream stays open for other writers."""
         if not self.closed:
             try:
                 with translated():

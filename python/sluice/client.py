@@ -7,12 +7,10 @@ A thin layer over io.sluice.client.SluiceClient with Python names and types: pay
 import enum
 import uuid
 
-import jpype
-
 from . import _java
 from ._java import J
 from .bytestreams import ByteStreamReader, ByteStreamWriter
-from .errors import AlreadyExistsError, InvalidArgumentError, SluiceError, translated
+from .errors import InvalidArgumentError, translated
 
 
 class Client:
@@ -44,6 +42,7 @@ class Client:
             return bool(self._streams.createScope(scope))
 
     def scope_exists(self, scope):
+        """Returns whether the scope exists."""
         with translated():
             return bool(self._streams.scopeExists(scope))
 
@@ -70,6 +69,7 @@ class Client:
             return bool(self._streams.createStream(scope, stream, config.build()))
 
     def stream_exists(self, scope, stream):
+        """Returns whether the stream exists."""
         with translated():
             return bool(self._streams.streamExists(scope, stream))
 
@@ -174,6 +174,7 @@ class Client:
             return bool(self._client.keyValueTableManager().deleteKeyValueTable(scope, name))
 
     def list_key_value_tables(self, scope):
+        """Returns the names of the scope's key-value tables."""
         with translated():
             return _java.strings(self._client.keyValueTableManager().listKeyValueTables(scope))
 
@@ -294,6 +295,7 @@ class Reader:
 
     @property
     def reader_id(self):
+        """The reader's id in its group."""
         return str(self._reader.readerId())
 
     @property
@@ -434,6 +436,7 @@ class TransactionalWriter:
             return Transaction(self._writer.getTxn(J.UUID.fromString(str(txn_id))))
 
     def close(self):
+        """Closes the writer (transactions begun stay as they are)."""
         with translated():
             self._writer.close()
 
@@ -573,6 +576,7 @@ class KeyValueTable:
             yield self._entry(entry)
 
     def close(self):
+        """Closes the table's client side (the table stays)."""
         with translated():
             self._table.close()
 
@@ -583,6 +587,3 @@ class KeyValueTable:
         self.close()
         return False
 
-
-__all__ = ["Client", "Writer", "WriteHandle", "Reader", "Event", "TransactionalWriter", "Transaction", "TxnState",
-           "KeyValueTable", "Entry", "Version", "SluiceError", "AlreadyExistsError"]
