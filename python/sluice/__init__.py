@@ -10,8 +10,8 @@ $SLUICE_CLASSPATH) with the JDK >= 21 the ./sluice launcher finds. One JVM per p
 """
 
 from .bytestreams import ByteStreamReader, ByteStreamWriter
-from .client import (Client, Entry, Event, KeyValueTable, Reader, Transaction, TransactionalWriter, TxnState,
-                     Version, WriteHandle, Writer)
+from .client import (Checkpoint, Client, Entry, Event, KeyValueTable, Reader, ReaderGroup, Transaction,
+                     TransactionalWriter, TxnState, Version, WriteHandle, Writer)
 from .errors import (AlreadyExistsError, AuthenticationError, AuthError, AuthorizationError, BadVersionError,
                      ConditionalUpdateError, ConnectionError, IllegalStateError, InvalidArgumentError,
                      NoSuchKeyError, NoSuchScopeError, NoSuchSegmentError, NoSuchStreamError, NotFoundError,

@@ -130,6 +130,11 @@ class Client:
                 raise
         return Reader(java_reader, group_handle, encoding)
 
+    def reader_group(self, scope, group):
+        """Returns the existing ReaderGroup ``scope/group`` (NoSuchStreamError if there is none)."""
+        with translated():
+            return ReaderGroup(self._client.readerGroupManager(scope).readerGroup(group))
+
     def delete_reader_group(self, scope, group):
         """Deletes a reader group; returns False if it did not exist."""
         with translated():
@@ -284,6 +289,74 @@ class Event:
         return "Event(data=%r, pointer=%r)" % (self.data, self.pointer)
 
 
+class Checkpoint:
+    """A completed checkpoint of a reader group: a position per stream, consistent with what its readers handed
+    out before passing it. ``name`` is its name; ReaderGroup.reset_to_checkpoint goes back to it."""
+
+    __slots__ = ("name", "_java")
+
+    def __init__(self, java_checkpoint):
+        self._java = java_checkpoint
+        self.name = str(java_checkpoint.name())
+
+    def __repr__(self):
+        return "Checkpoint(%r)" % self.name
+
+
+class ReaderGroup:
+    """A reader group (io.sluice.admin.ReaderGroup): its readers, checkpoints and resets. Closing it leaves the group
+    itself in place (Client.delete_reader_group deletes it)."""
+
+    def __init__(self, java_group, owned=True):
+        self._group = java_group
+        self._owned = owned
+
+    @property
+    def scope(self):
+        return str(self._group.scope())
+
+    @property
+    def name(self):
+        return str(self._group.name())
+
+    def online_readers(self):
+        """Returns the ids of the readers in the group."""
+        with translated():
+            return {str(r) for r in self._group.onlineReaders()}
+
+    def initiate_checkpoint(self, name, timeout=30.0):
+        """Starts a checkpoint and waits (up to ``timeout`` seconds, else TimeoutError) until every reader passed
+        it; returns the Checkpoint. Readers pass it in read_next_event, so they must be reading meanwhile."""
+        with translated():
+            return Checkpoint(self._group.initiateCheckpoint(name, _java.duration(timeout)))
+
+    def last_checkpoint(self):
+        """Returns the most recently completed Checkpoint, or None."""
+        with translated():
+            last = self._group.lastCheckpoint()
+            return Checkpoint(last.get()) if last.isPresent() else None
+
+    def reset_to_checkpoint(self, checkpoint):
+        """Makes every reader start again from ``checkpoint`` (on its next read)."""
+        if not isinstance(checkpoint, Checkpoint):
+            raise InvalidArgumentError("checkpoint must be a sluice.Checkpoint, not %s" % type(checkpoint).__name__)
+        with translated():
+            self._group.resetToCheckpoint(checkpoint._java)
+
+    def close(self):
+        """Closes this handle (the group stays)."""
+        if self._owned:
+            with translated():
+                self._group.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
 class Reader:
     """Reads events as a member of a reader group (io.sluice.stream.EventStreamReader). Close it to leave the group."""
 
@@ -297,6 +370,11 @@ class Reader:
     def reader_id(self):
         """The reader's id in its group."""
         return str(self._reader.readerId())
+
+    @property
+    def group(self):
+        """The ReaderGroup this reader is in (closed with the reader)."""
+        return ReaderGroup(self._group, owned=False)
 
     @property
     def read_completed(self):

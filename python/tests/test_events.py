@@ -121,3 +121,49 @@ def test_reader_joins_an_existing_group_of_the_stream_and_refuses_one_of_another
     with pytest.raises(sluice.InvalidArgumentError) as caught:
         client.reader(scope, "other", group="made-in-java")
     assert str(caught.value) == "reader group %s/made-in-java reads %s/s, not %s/other" % (scope, scope, scope)
+
+
+def test_checkpoint_and_reset_to_it(client, scope):
+    import threading
+    import time
+    client.create_stream(scope, "s")
+    with client.writer(scope, "s") as w:
+        for i in range(5):
+            w.write("before-%d" % i)
+    with client.reader(scope, "s", group="g", encoding="utf-8") as r:
+        assert [e.data for e in read_exactly(r, 5)] == ["before-%d" % i for i in range(5)]
+        group = r.group
+        assert group.name == "g" and group.scope == scope
+        assert group.online_readers() == {r.reader_id}
+        assert group.last_checkpoint() is None or group.last_checkpoint().name != "cp"
+        result = {}
+
+        def checkpoint():
+            try:
+                result["checkpoint"] = group.initiate_checkpoint("cp", timeout=20)
+            except BaseException as e:  # reported by the assertion below
+                result["error"] = e
+
+        thread = threading.Thread(target=checkpoint)
+        thread.start()
+        deadline = time.monotonic() + 25
+        while thread.is_alive():  # the reader passes the checkpoint while it reads
+            assert time.monotonic() < deadline, "the checkpoint did not complete"
+            assert r.read_next_event(timeout=0.2) is None  # no event: only the checkpoint
+        thread.join()
+        assert "error" not in result, result.get("error")
+        cp = result["checkpoint"]
+        assert cp.name == "cp"
+        with client.reader_group(scope, "g") as same_group:
+            assert same_group.last_checkpoint().name == "cp"
+
+        with client.writer(scope, "s") as w:
+            for i in range(3):
+                w.write("after-%d" % i)
+        assert [e.data for e in read_exactly(r, 3)] == ["after-%d" % i for i in range(3)]
+        group.reset_to_checkpoint(cp)
+        # from the checkpoint: the events after it once more, none before it
+        assert [e.data for e in read_exactly(r, 3)] == ["after-%d" % i for i in range(3)]
+        assert r.read_next_event(timeout=0.3) is None
+    with pytest.raises(ValueError, match="must be a sluice.Checkpoint"):
+        group.reset_to_checkpoint("cp")
