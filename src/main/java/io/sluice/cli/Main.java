@@ -24,7 +24,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         description = "Sluice: a Pravega client on virtual threads, with an embedded Pravega-compatible server.",
         subcommands = {DemoCommand.class, ServerCommand.class, ScopeCommands.class, StreamCommands.class,
             EventCommands.Write.class, EventCommands.Read.class, TxnCommands.class, KvtCommands.class,
-            BytesCommands.class, BenchCommand.class, WireTool.class})
+            BytesCommands.class, BenchCommand.class, WireTool.class, CompletionCommand.class})
 public final class Main implements Runnable {
     /** The exit-status paragraph of the help of every controller command. */
     static final String EXIT_STATUS = "%nExit status: 0 success, 1 failure (standard error names what failed; with "

@@ -344,10 +344,27 @@ final class ServerCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Whether the process's console is a terminal someone types at. JDK 21 has a console only then; JDK 22 and later
+     * have one always and say so with {@code Console.isTerminal()}, looked up here since the build targets 21.
+     */
+    static boolean interactive(java.io.Console console) {
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+        } catch (NoSuchMethodException e) {
+            return true;
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            return false;
+        }
+    }
+
     /** {@code sluice server password-entry USER --acl ACL}: prints a password-file line. */
     @Command(name = "password-entry", mixinStandardHelpOptions = true,
             description = {"Prints a line for the --auth password file: user:pbkdf2-sha256$iterations$salt$hash:acl.",
-                "The password is read from standard input (one line). ACL: pattern=LEVEL;... with LEVEL READ or",
+                "The password is read from standard input (one line; typed at a terminal, without echo). ACL: pattern=LEVEL;... with LEVEL READ or",
                 "READ_UPDATE, patterns * / scope/* scope/stream or Pravega's prn::* prn::/ prn::/scope:S/stream:X."})
     static final class PasswordEntry implements Callable<Integer> {
         @Spec
@@ -371,7 +388,15 @@ final class ServerCommand implements Callable<Integer> {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
             }
             InputStream in = ((Main) spec.root().userObject()).stdin();
-            String password = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
+            java.io.Console console = System.console();
+            String password;
+            if (in == System.in && interactive(console)) {
+                // typed at a terminal: without echo, as passwd does
+                char[] typed = console.readPassword("Password for %s: ", user);
+                password = typed == null ? null : new String(typed);
+            } else {
+                password = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
+            }
             if (password == null || password.isEmpty()) {
                 spec.commandLine().getErr().println("sluice server password-entry: no password on standard input");
                 return 1;
