@@ -125,6 +125,15 @@ public final class ServerProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * Waits at most {@code timeout} for the process to exit.
+     *
+     * @return whether it has exited
+     */
+    public boolean exitsWithin(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     /** @return whether the process runs */
     public boolean alive() {
         return process.isAlive();
