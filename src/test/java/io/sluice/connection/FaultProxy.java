@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -338,31 +339,59 @@ public final class FaultProxy implements AutoCloseable {
         closeDropped();
     }
 
-    private void runSchedule(Schedule s) {
-        Random random = new Random(s.seed());
+    /**
+     * One step of a schedule: wait {@code gapNanos}, then inject {@code fault} (a delay in {@code direction} of
+     * {@code delayNanos} for {@code spanNanos}).
+     */
+    public record Step(long gapNanos, Fault fault, Direction direction, long delayNanos, long spanNanos) {
+    }
+
+    /**
+     * @param schedule the schedule
+     * @return its steps, drawn from its seed: the same seed gives the same steps
+     */
+    public static Iterator<Step> steps(Schedule schedule) {
+        Random random = new Random(schedule.seed());
         List<Fault> bag = new ArrayList<>();
         for (Fault f : Fault.values()) {
-            for (int i = 0; i < s.weights().getOrDefault(f, 0); i++) {
+            for (int i = 0; i < schedule.weights().getOrDefault(f, 0); i++) {
                 bag.add(f);
             }
         }
+        long minGap = schedule.minGap().toNanos();
+        long maxGap = schedule.maxGap().toNanos();
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return true;
+            }
+
+            @Override
+            public Step next() {
+                return new Step(between(random, minGap, maxGap), bag.get(random.nextInt(bag.size())),
+                        Direction.values()[random.nextInt(2)], between(random, 1_000_000L,
+                        schedule.maxDelay().toNanos()), between(random, minGap, maxGap));
+            }
+        };
+    }
+
+    private void runSchedule(Schedule s) {
+        Iterator<Step> steps = steps(s);
+        // which connection a drop or black-hole hits: a stream of its own, so the steps depend on the seed alone
+        Random picks = new Random(~s.seed());
         try {
             while (true) {
-                long gap = between(random, s.minGap().toNanos(), s.maxGap().toNanos());
-                Fault fault = bag.get(random.nextInt(bag.size()));
-                // drawn before the wait, so the sequence depends on the seed alone
-                Direction direction = Direction.values()[random.nextInt(2)];
-                long delay = between(random, 1_000_000L, s.maxDelay().toNanos());
-                long span = between(random, s.minGap().toNanos(), s.maxGap().toNanos());
-                if (!pause(gap)) {
+                Step step = steps.next();
+                if (!pause(step.gapNanos())) {
                     return;
                 }
                 closeDropped();
-                switch (fault) {
-                    case DELAY -> delay(direction, Duration.ofNanos(delay), Duration.ofNanos(span));
-                    case DROP -> drop(random);
+                switch (step.fault()) {
+                    case DELAY -> delay(step.direction(), Duration.ofNanos(step.delayNanos()),
+                            Duration.ofNanos(step.spanNanos()));
+                    case DROP -> drop(picks);
                     case CUT -> cut();
-                    case BLACK_HOLE -> blackHole(random);
+                    case BLACK_HOLE -> blackHole(picks);
                 }
             }
         } catch (InterruptedException e) {
