@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -160,6 +161,8 @@ public final class FaultProxy implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean scheduleStopped;
     private volatile Thread scheduleThread;
+    /** A reply type to cut before ({@link #cutBeforeReply}), or 0; taken by the first pump that meets one. */
+    private final AtomicInteger cutBeforeReply = new AtomicInteger();
 
     /**
      * @param target where to forward connections
@@ -287,6 +290,64 @@ public final class FaultProxy implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Arms a one-shot cut: the next reply frame of wire type {@code type} the server sends, on any connection, is
+     * not forwarded; that connection is reset on both sides instead (so the server did what the request asked and
+     * the client never hears it). Counted as a {@link Fault#CUT cut}.
+     *
+     * @param type the reply's wire type code (e.g. 59, SegmentsMerged)
+     */
+    public void cutBeforeReply(int type) {
+        if (type == 0) {
+            throw new IllegalArgumentException("type 0 (Event) is no reply");
+        }
+        cutBeforeReply.set(type);
+    }
+
+    /** @return whether a {@link #cutBeforeReply} is still armed */
+    public boolean cutBeforeReplyArmed() {
+        return cutBeforeReply.get() != 0;
+    }
+
+    /**
+     * Follows the frames ({@code type i32 | length i32 | payload}) of one connection's replies across chunks, to
+     * find where a frame of a given type begins. Confined to the connection's server-to-client pump.
+     */
+    private static final class ReplyFrames {
+        private final byte[] header = new byte[8];
+        private int headerBytes;
+        private long payloadLeft;
+
+        /** @return the offset in {@code chunk[0, n)} where a frame of {@code type} begins, or -1 */
+        int find(byte[] chunk, int n, int type) {
+            int i = 0;
+            while (i < n) {
+                if (payloadLeft > 0) {
+                    int skip = (int) Math.min(payloadLeft, n - i);
+                    payloadLeft -= skip;
+                    i += skip;
+                    continue;
+                }
+                if (headerBytes == 0 && type != 0 && n - i >= 4 && readInt(chunk, i) == type) {
+                    return i;
+                }
+                header[headerBytes++] = chunk[i++];
+                if (headerBytes == 8) {
+                    if (type != 0 && readInt(header, 0) == type) {
+                        return Math.max(0, i - 8);   // a header begun in the last chunk: its first bytes went
+                    }
+                    payloadLeft = readInt(header, 4) & 0xFFFFFFFFL;
+                    headerBytes = 0;
+                }
+            }
+            return -1;
+        }
+
+        private static int readInt(byte[] b, int at) {
+            return ((b[at] & 0xFF) << 24) | ((b[at + 1] & 0xFF) << 16) | ((b[at + 2] & 0xFF) << 8) | (b[at + 3] & 0xFF);
+        }
+    }
+
     /** A connection that is forwarding normally, chosen by {@code random} in the order they were accepted. */
     private Pair pick(Random random) {
         List<Pair> candidates = new ArrayList<>();
@@ -338,31 +399,59 @@ public final class FaultProxy implements AutoCloseable {
         closeDropped();
     }
 
-    private void runSchedule(Schedule s) {
-        Random random = new Random(s.seed());
+    /**
+     * One step of a schedule: wait {@code gapNanos}, then inject {@code fault} (a delay in {@code direction} of
+     * {@code delayNanos} for {@code spanNanos}).
+     */
+    public record Step(long gapNanos, Fault fault, Direction direction, long delayNanos, long spanNanos) {
+    }
+
+    /**
+     * @param schedule the schedule
+     * @return its steps, drawn from its seed: the same seed gives the same steps
+     */
+    public static Iterator<Step> steps(Schedule schedule) {
+        Random random = new Random(schedule.seed());
         List<Fault> bag = new ArrayList<>();
         for (Fault f : Fault.values()) {
-            for (int i = 0; i < s.weights().getOrDefault(f, 0); i++) {
+            for (int i = 0; i < schedule.weights().getOrDefault(f, 0); i++) {
                 bag.add(f);
             }
         }
+        long minGap = schedule.minGap().toNanos();
+        long maxGap = schedule.maxGap().toNanos();
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return true;
+            }
+
+            @Override
+            public Step next() {
+                return new Step(between(random, minGap, maxGap), bag.get(random.nextInt(bag.size())),
+                        Direction.values()[random.nextInt(2)], between(random, 1_000_000L,
+                        schedule.maxDelay().toNanos()), between(random, minGap, maxGap));
+            }
+        };
+    }
+
+    private void runSchedule(Schedule s) {
+        Iterator<Step> steps = steps(s);
+        // which connection a drop or black-hole hits: a stream of its own, so the steps depend on the seed alone
+        Random picks = new Random(~s.seed());
         try {
             while (true) {
-                long gap = between(random, s.minGap().toNanos(), s.maxGap().toNanos());
-                Fault fault = bag.get(random.nextInt(bag.size()));
-                // drawn before the wait, so the sequence depends on the seed alone
-                Direction direction = Direction.values()[random.nextInt(2)];
-                long delay = between(random, 1_000_000L, s.maxDelay().toNanos());
-                long span = between(random, s.minGap().toNanos(), s.maxGap().toNanos());
-                if (!pause(gap)) {
+                Step step = steps.next();
+                if (!pause(step.gapNanos())) {
                     return;
                 }
                 closeDropped();
-                switch (fault) {
-                    case DELAY -> delay(direction, Duration.ofNanos(delay), Duration.ofNanos(span));
-                    case DROP -> drop(random);
+                switch (step.fault()) {
+                    case DELAY -> delay(step.direction(), Duration.ofNanos(step.delayNanos()),
+                            Duration.ofNanos(step.spanNanos()));
+                    case DROP -> drop(picks);
                     case CUT -> cut();
-                    case BLACK_HOLE -> blackHole(random);
+                    case BLACK_HOLE -> blackHole(picks);
                 }
             }
         } catch (InterruptedException e) {
@@ -442,6 +531,7 @@ public final class FaultProxy implements AutoCloseable {
     /** Copies bytes from one socket to the other, applying the pair's faults, until either side ends. */
     private void pump(Pair pair, Socket from, Socket to, Direction direction) {
         byte[] buffer = new byte[BUFFER];
+        ReplyFrames frames = direction == Direction.TO_CLIENT ? new ReplyFrames() : null;
         try {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
@@ -449,6 +539,18 @@ public final class FaultProxy implements AutoCloseable {
                 long arrived = System.nanoTime();
                 if (pair.blackHoled) {
                     continue;
+                }
+                if (frames != null) {
+                    int type = cutBeforeReply.get();
+                    int at = frames.find(buffer, n, type);
+                    if (at >= 0 && cutBeforeReply.compareAndSet(type, 0)) {
+                        out.write(buffer, 0, at);
+                        out.flush();
+                        open.remove(pair);
+                        pair.reset();
+                        count(Fault.CUT, 1);
+                        break;
+                    }
                 }
                 if (pair.dropping) {
                     out.write(buffer, 0, n / 2);

@@ -1,6 +1,7 @@
 package io.sluice.reliability;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+
+import io.sluice.stream.EventPointer;
 
 /**
  * The mixed workload's account of its events: what the writers had acknowledged or saw fail, per routing key and
@@ -29,6 +32,19 @@ final class EventLedger {
         /** The marker's number once a writer wrote it (-1 before), and whether it was read. */
         private long marker = -1;
         private boolean markerSeen;
+        /** Where each sequence number was read (the segment's offset) and by which reader, for a duplicate's story. */
+        private long[] offsets = new long[64];
+        private String[] readers = new String[64];
+
+        void where(int seq, long offset, String reader) {
+            if (seq >= offsets.length) {
+                int n = Math.max(seq + 1, offsets.length * 2);
+                offsets = Arrays.copyOf(offsets, n);
+                readers = Arrays.copyOf(readers, n);
+            }
+            offsets[seq] = offset;
+            readers[seq] = reader;
+        }
     }
 
     private final Map<String, Key> keys = new ConcurrentHashMap<>();
@@ -83,9 +99,11 @@ final class EventLedger {
      * Records what a reader read.
      *
      * @param payload the event
+     * @param pointer where it was read from
+     * @param reader who read it
      * @param seed the workload's seed, to check the payload's bytes
      */
-    void read(byte[] payload, long seed) {
+    void read(byte[] payload, EventPointer pointer, String reader, long seed) {
         read.incrementAndGet();
         readBytes.addAndGet(payload.length);
         Payloads.Header h;
@@ -97,7 +115,7 @@ final class EventLedger {
             return;
         }
         switch (h.kind()) {
-            case 'E' -> readEvent(h);
+            case 'E' -> readEvent(h, pointer, reader);
             case 'M' -> readMarker(h);
             case 'T' -> readTxnEvent(h);
             default -> {
@@ -107,16 +125,19 @@ final class EventLedger {
         }
     }
 
-    private void readEvent(Payloads.Header h) {
+    private void readEvent(Payloads.Header h, EventPointer pointer, String reader) {
         Key k = key(h.name());
         int seq = Math.toIntExact(h.number());
         k.lock.lock();
         try {
             if (k.seen.get(seq)) {
                 duplicates.incrementAndGet();
-                example("duplicate: " + h.name() + " #" + seq);
+                // the same offset twice: delivered twice; another offset: stored twice
+                example("duplicate: " + h.name() + " #" + seq + " read by " + k.readers[seq] + " at offset "
+                        + k.offsets[seq] + ", then by " + reader + " at " + pointer);
                 return;
             }
+            k.where(seq, pointer == null ? -1 : pointer.offset(), reader);
             if (seq < k.lastSeen || k.markerSeen) {
                 outOfOrder.incrementAndGet();
                 example("out of order: " + h.name() + " #" + seq + " after #" + k.lastSeen

@@ -732,7 +732,7 @@ public final class MixedWorkload implements AutoCloseable {
                     EventRead<byte[]> e = reader.readNextEvent(Duration.ofMillis(500));
                     inARow = 0;
                     if (e.hasEvent()) {
-                        ledger.read(e.event(), config.seed());
+                        ledger.read(e.event(), e.pointer(), "reader-" + r, config.seed());
                     }
                 } catch (RuntimeException e) {
                     readerErrors.incrementAndGet();

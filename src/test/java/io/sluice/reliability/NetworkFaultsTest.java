@@ -12,12 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.client.ClientConfig;
-import io.sluice.connection.FaultProxy;
 import io.sluice.server.EmbeddedServer;
 
 /**
  * The mixed workload ({@link MixedWorkload}) against the embedded server (data on disk, fsync on) through a
- * {@link FaultProxy} in front of its segment store that delays, drops, cuts and black-holes connections every few
+ * {@link io.sluice.connection.FaultProxy} in front of its segment store that delays, drops, cuts and black-holes connections every few
  * hundred milliseconds on a seeded schedule: nothing acknowledged lost or duplicated, every key's order kept,
  * transactions whole or absent, the table's values equal to the updates that succeeded, the byte stream exact, and
  * every flush, commit and abort returning. 100,000 events by default; {@code -Dsluice.reliability.full=true} runs
@@ -27,34 +26,21 @@ import io.sluice.server.EmbeddedServer;
 class NetworkFaultsTest {
     private static final Logger LOG = LoggerFactory.getLogger(NetworkFaultsTest.class);
 
-    /** @return the event count: the property's, else 1,000,000 with the full flag, else {@code ci} */
-    static int events(int ci, int full) {
-        return Integer.getInteger("sluice.reliability.events",
-                Boolean.getBoolean("sluice.reliability.full") ? full : ci);
-    }
-
-    /** @return the seed to replay, or a new one */
-    static long seed() {
-        return Long.getLong("sluice.reliability.seed", System.nanoTime());
-    }
-
     @Test
     @Timeout(3600)
     void theMixedWorkloadSurvivesNetworkFaults(@TempDir Path dir) throws Exception {
-        long seed = seed();
-        int events = events(100_000, 1_000_000);
+        long seed = ReliabilityProperties.seed();
+        int events = ReliabilityProperties.events(100_000, 1_000_000);
         LOG.info("network faults against the embedded server: {} events, seed {}", events, seed);
         try (EmbeddedServer server = EmbeddedServer.builder().dataDir(dir).build();
-             FaultProxy proxy = new FaultProxy(server.segmentStoreEndpoint());
+             FaultyNetwork network = new FaultyNetwork(seed);
              MixedWorkload workload = new MixedWorkload(MixedWorkload.Config.of("faults", events, seed),
-                     ClientConfig.of(server.controllerUri()), endpoint -> proxy.endpoint())) {
-            proxy.startSchedule(FaultProxy.Schedule.mixed(seed));
+                     ClientConfig.of(server.controllerUri()), network)) {
             workload.start();
             boolean done = workload.awaitDone(Duration.ofSeconds(Math.max(300, events / 500)));
-            proxy.stopSchedule();
+            network.calm();
             WorkloadReport report = workload.verify();
-            LOG.info("network faults, seed {}: faults injected {} (connections hit {}), {} connections made; {}",
-                    seed, proxy.counts(), proxy.connectionsHit(), proxy.connections(), report);
+            LOG.info("network faults against the embedded server: {}; {}", network.summary(), report);
             String seedNote = "seed " + seed + " (replay with -Dsluice.reliability.seed=" + seed + "): " + report;
             assertThat(done).as(seedNote).isTrue();
             assertThat(report.problems()).as(seedNote).isEmpty();
@@ -67,7 +53,8 @@ class NetworkFaultsTest {
             assertThat(report.tableUpdates()).as(seedNote)
                     .isEqualTo((long) workload.config().tableUpdaters() * workload.config().tableUpdates());
             assertThat(report.byteStreamBytes()).as(seedNote).isPositive();
-            assertThat(proxy.counts().values()).as("every kind of fault was injected; " + seedNote)
+            assertThat(network.proxies()).as(seedNote).hasSize(1);
+            assertThat(network.counts().values()).as("every kind of fault was injected; " + seedNote)
                     .allSatisfy(n -> assertThat(n).isPositive());
         }
     }

@@ -55,16 +55,12 @@ class ServerKillTest {
     @TempDir
     Path dir;
 
-    private static boolean full() {
-        return Boolean.getBoolean("sluice.reliability.full");
-    }
-
     @Test
     @Timeout(3600)
     void theMixedWorkloadSurvivesSigkillsAndRestarts() throws Exception {
-        long seed = Long.getLong("sluice.reliability.seed", System.nanoTime());
-        int kills = Integer.getInteger("sluice.reliability.kills", full() ? 100 : 20);
-        int events = Integer.getInteger("sluice.reliability.events", full() ? 200_000 : 30_000);
+        long seed = ReliabilityProperties.seed();
+        int kills = Integer.getInteger("sluice.reliability.kills", ReliabilityProperties.full() ? 100 : 20);
+        int events = ReliabilityProperties.events(30_000, 200_000);
         Random random = new Random(seed);
         Path data = dir.resolve("data");
         int controllerPort = ServerProcess.freePort();
