@@ -70,6 +70,8 @@ class ServerKillTest {
         String seedNote = "seed " + seed + " (replay with -Dsluice.reliability.seed=" + seed + ")";
 
         List<Checkpoint> checkpoints = new CopyOnWriteArrayList<>();
+        List<Thread> checkpointing = new java.util.ArrayList<>();
+        List<Long> checkpointMillis = new CopyOnWriteArrayList<>();
         AtomicInteger checkpointsFailed = new AtomicInteger();
         long inFlightAtKills = 0;
         long restartMillis = 0;
@@ -89,6 +91,7 @@ class ServerKillTest {
                 MixedWorkload.Progress at = workload.progress();
                 inFlightAtKills += Math.max(0, at.eventsWritten() - at.eventsAcked());
                 server.kill();
+                LOG.info("kill {} at {}", i + 1, java.time.Instant.now());
                 long t0 = System.nanoTime();
                 server = ServerProcess.start(dir, "server-" + (i + 1), data, controllerPort, segmentStorePort,
                         options).awaitReady(READY);
@@ -98,11 +101,15 @@ class ServerKillTest {
                 longestRestartMillis = Math.max(longestRestartMillis, took);
                 if (i % 4 == 1) {
                     // while the kills go on: a checkpoint, which the next kills may interrupt
-                    checkpointInBackground(admin, workload.config().scope(), "cp-" + i, checkpoints,
-                            checkpointsFailed);
+                    checkpointing.add(checkpointInBackground(admin, workload.config().scope(), "cp-" + i,
+                            checkpoints, checkpointMillis, checkpointsFailed));
                 }
             }
             boolean done = workload.awaitDone(Duration.ofSeconds(Math.max(600, events / 100)));
+            for (Thread t : checkpointing) {
+                // each gives up by itself after its 60 s timeout
+                assertThat(t.join(Duration.ofMinutes(3))).as("checkpoint thread %s ended", t.getName()).isTrue();
+            }
             WorkloadReport report = workload.verify();
             String note = seedNote + ": " + report;
             assertThat(done).as(note).isTrue();
@@ -127,9 +134,10 @@ class ServerKillTest {
                 fromCheckpoints += readFromCheckpoint(admin, workload.config(), cp, seedNote);
             }
             String figures = String.format("%d kills (%d events in flight at them in all), restarts %d ms on "
-                    + "average, %d ms the longest; %d checkpoints taken during them (%d failed), %d events read "
-                    + "again from them; %s", restarts, inFlightAtKills, restartMillis / Math.max(1, restarts),
-                    longestRestartMillis, checkpoints.size(), checkpointsFailed.get(), fromCheckpoints, report);
+                    + "average, %d ms the longest; %d checkpoints taken during them (in %s ms; %d failed), %d "
+                    + "events read again from them; %s", restarts, inFlightAtKills,
+                    restartMillis / Math.max(1, restarts), longestRestartMillis, checkpoints.size(), checkpointMillis,
+                    checkpointsFailed.get(), fromCheckpoints, report);
             LOG.info("server kills, {}: {}", seedNote, figures);
             System.out.println("ServerKillTest: " + figures);
             assertThat(restarts).isEqualTo(kills);
@@ -155,15 +163,21 @@ class ServerKillTest {
         }
     }
 
-    private static void checkpointInBackground(SluiceClient admin, String scope, String name,
-                                               List<Checkpoint> checkpoints, AtomicInteger failed) {
-        Threads.startVirtual("test-checkpoint-" + name, () -> {
+    private static Thread checkpointInBackground(SluiceClient admin, String scope, String name,
+                                                 List<Checkpoint> checkpoints, List<Long> took,
+                                                 AtomicInteger failed) {
+        return Threads.startVirtual("test-checkpoint-" + name, () -> {
+            long t0 = System.nanoTime();
             try (ReaderGroup group = admin.readerGroupManager(scope).readerGroup(MixedWorkload.GROUP)) {
                 checkpoints.add(group.initiateCheckpoint(name, Duration.ofSeconds(60)));
+                took.add((System.nanoTime() - t0) / 1_000_000);
+                LOG.info("checkpoint {} completed in {} ms (at {})", name, (System.nanoTime() - t0) / 1_000_000,
+                        java.time.Instant.now());
             } catch (RuntimeException e) {
                 // a kill during the checkpoint, or the readers done before they passed it
                 failed.incrementAndGet();
-                LOG.info("checkpoint {} did not complete: {}", name, e.toString());
+                LOG.info("checkpoint {} did not complete in {} ms: {}", name, (System.nanoTime() - t0) / 1_000_000,
+                        e.toString());
             }
         });
     }
