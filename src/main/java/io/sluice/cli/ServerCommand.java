@@ -23,7 +23,8 @@ import picocli.CommandLine.Model.CommandSpec;
             "(Pravega's gRPC API). Pravega clients — Sluice's and the official Java client — connect to the controller.",
             "It prints where it listens once it is ready, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.",
             "With --data-dir, every acknowledged write is on disk (fsync) and survives restarts and crashes;",
-            "--in-memory (the default) keeps nothing."})
+            "--in-memory (the default) keeps nothing. With --standby it waits until the server holding --data-dir",
+            "stops or dies, then takes the directory over."})
 final class ServerCommand implements Callable<Integer> {
     /** Set by picocli; null when {@link #runQuick} filled the options. */
     @Spec
@@ -66,6 +67,13 @@ final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--no-fsync", description = "acknowledge writes once the OS has them, without fsync (survives a server crash, not a machine crash)")
     private boolean noFsync;
+
+    @Option(names = "--standby",
+            description = "be a standby for the server that holds --data-dir: wait (trying its locks every 100 ms) "
+                    + "until that server stops or dies, then recover the directory, listen and serve; clients given "
+                    + "both controllers (tcp://h:p1,h:p2) move over by themselves. Without it, a second server on a "
+                    + "directory in use fails at once")
+    private boolean standby;
 
     @Option(names = "--snapshot-after", paramLabel = "BYTES", defaultValue = "67108864",
             description = "write-log bytes after which a container snapshots its state (default: ${DEFAULT-VALUE})")
@@ -211,7 +219,7 @@ final class ServerCommand implements Callable<Integer> {
         @Override
         public Boolean isFlag(String name) {
             return switch (name) {
-                case "--in-memory", "--no-fsync", "-v", "--verbose" -> true;
+                case "--in-memory", "--no-fsync", "--standby", "-v", "--verbose" -> true;
                 case "--data-dir", "--host", "--advertised-host", "--controller-port", "--segment-store-port",
                      "--containers", "--snapshot-after", "--watermark-interval", "--scale-window",
                      "--retention-interval", "--max-inflight-bytes", "--max-queued-reply-bytes",
@@ -231,6 +239,7 @@ final class ServerCommand implements Callable<Integer> {
             switch (name) {
                 case "--in-memory" -> storage.inMemory = true;
                 case "--no-fsync" -> noFsync = true;
+                case "--standby" -> standby = true;
                 default -> verbose = true;
             }
         }
@@ -308,6 +317,13 @@ final class ServerCommand implements Callable<Integer> {
         if (storage.dataDir != null) {
             b.dataDir(storage.dataDir);
         }
+        if (standby) {
+            if (storage.dataDir == null) {
+                throw usage("--standby needs --data-dir: a standby waits to take over the directory another server "
+                        + "holds");
+            }
+            b.standby(true);
+        }
         if (passwordFile != null) {
             b.passwordFile(passwordFile);
         }
@@ -316,6 +332,11 @@ final class ServerCommand implements Callable<Integer> {
         }
         if (tlsCert != null) {
             b.tls(new io.sluice.server.ServerTls(tlsCert, tlsKey));
+        }
+        if (standby) {
+            out.println("Sluice server standby on " + storage.dataDir.toAbsolutePath()
+                    + ": waiting until no other server holds it");
+            out.flush();
         }
         long started = System.nanoTime();
         EmbeddedServer server = b.build();

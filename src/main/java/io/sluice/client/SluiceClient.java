@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 
 import io.sluice.admin.ReaderGroupManager;
 import io.sluice.batch.BatchClient;
@@ -51,12 +52,12 @@ public final class SluiceClient implements AutoCloseable {
     /** Readers this client created and that are still open; closed with the client. */
     private final Set<EventStreamReaderImpl<?>> readers = ConcurrentHashMap.newKeySet();
 
-    private SluiceClient(ClientConfig config, ControllerClient controller) {
+    private SluiceClient(ClientConfig config, ControllerClient controller, UnaryOperator<SegmentLocator> locators) {
         this.config = config;
         this.controller = controller;
-        this.stores = SegmentStores.open(SegmentLocator.of(controller), new SegmentStores.Settings(config.tls(),
-                config.trustStore().orElse(null), config.validateHostname(), config.connectTimeout(),
-                config.maxConnectionsPerSegmentStore(), config.platformReaders()));
+        this.stores = SegmentStores.open(locators.apply(SegmentLocator.of(controller)),
+                new SegmentStores.Settings(config.tls(), config.trustStore().orElse(null), config.validateHostname(),
+                        config.connectTimeout(), config.maxConnectionsPerSegmentStore(), config.platformReaders()));
     }
 
     /**
@@ -73,7 +74,18 @@ public final class SluiceClient implements AutoCloseable {
     /** Connects with the given settings. */
     public static SluiceClient connect(ClientConfig config) {
         Objects.requireNonNull(config, "config");
-        return new SluiceClient(config, GrpcControllerClient.create(config.controller()));
+        return new SluiceClient(config, GrpcControllerClient.create(config.controller()), UnaryOperator.identity());
+    }
+
+    /**
+     * Connects as {@link #connect(ClientConfig)}, but every segment store location the controller gives passes
+     * through {@code locators} first: for tests that put a proxy between the client and the segment stores (not
+     * public API).
+     */
+    static SluiceClient connect(ClientConfig config, UnaryOperator<SegmentLocator> locators) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(locators, "locators");
+        return new SluiceClient(config, GrpcControllerClient.create(config.controller()), locators);
     }
 
     /** @return the settings of this client */

@@ -15,22 +15,27 @@ import io.sluice.errors.SegmentSealedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.wire.AppendSetup;
 import io.sluice.wire.AuthTokenCheckFailed;
+import io.sluice.wire.ConditionalAttributeUpdate;
 import io.sluice.wire.ConditionalCheckFailed;
 import io.sluice.wire.CreateTransientSegment;
 import io.sluice.wire.DataAppended;
 import io.sluice.wire.DeleteSegment;
 import io.sluice.wire.ErrorReply;
+import io.sluice.wire.GetSegmentAttribute;
 import io.sluice.wire.InvalidEventNumber;
 import io.sluice.wire.KeepAlive;
 import io.sluice.wire.LargeEventPieces;
 import io.sluice.wire.MergeSegments;
 import io.sluice.wire.NoSuchSegment;
 import io.sluice.wire.Reply;
+import io.sluice.wire.SegmentAttribute;
 import io.sluice.wire.SegmentCreated;
+import io.sluice.wire.SegmentDeleted;
 import io.sluice.wire.SegmentIsSealed;
 import io.sluice.wire.SegmentsMerged;
 import io.sluice.wire.SetupAppend;
 import io.sluice.wire.WireOutput;
+import io.sluice.wire.WireProtocol;
 import io.sluice.wire.WrongHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,23 +106,55 @@ public final class LargeEventWriter {
         Objects.requireNonNull(segment, "segment");
         Objects.requireNonNull(beforeMerge, "beforeMerge");
         LargeEventPieces pieces = new LargeEventPieces(payloads);
-        // transient segments of failed attempts that could not be deleted on their own connection (it was lost):
-        // the next attempt deletes them (a real segment store would keep them for good)
-        List<String> leftovers = new ArrayList<>();
+        Attempts attempts = new Attempts(UUID.randomUUID());
         return calls.retrying("large write of " + pieces.framedBytes() + " bytes to " + segment, null,
-                () -> attempt(segment, tokens, pieces, leftovers, beforeMerge));
+                () -> attempt(segment, tokens, pieces, attempts, beforeMerge));
     }
+
+    /**
+     * What one write's attempts hand on to the next (used by one attempt at a time).
+     *
+     * <p>{@code proof} is the id of the parent's attribute that the write's merge sets (atomically with the merge,
+     * {@link #MERGED}): a merge whose reply was lost leaves the question whether it took effect, and the answer is
+     * in the parent. The next attempt first deletes that transient segment: if the delete succeeds it was not
+     * merged (and can no longer be); if it is gone, the proof attribute tells merged (done) from deleted unmerged
+     * (as Sluice's server does when the connection closes). Either way a late merge can no longer land, so a new
+     * transient segment never writes the event a second time.
+     */
+    private static final class Attempts {
+        final UUID proof;
+        /**
+         * Transient segments of failed attempts that could not be deleted on their own connection (it was lost):
+         * the next attempt deletes them (a real segment store would keep them for good).
+         */
+        final List<String> leftovers = new ArrayList<>();
+        /** The transient segment whose merge was sent and not answered, or null. */
+        String mergeUnanswered;
+
+        Attempts(UUID proof) {
+            this.proof = proof;
+        }
+    }
+
+    /** The value a large write's merge gives its proof attribute on the parent. */
+    static final long MERGED = 1;
 
     private Duration timeout() {
         return calls.config().requestTimeout();
     }
 
-    private long attempt(String parent, DelegationTokenProvider tokens, LargeEventPieces pieces,
-                         List<String> leftovers, Runnable beforeMerge) {
+    private long attempt(String parent, DelegationTokenProvider tokens, LargeEventPieces pieces, Attempts attempts,
+                         Runnable beforeMerge) {
         UUID writerId = UUID.randomUUID();
         try (Lease lease = calls.lease(parent, Deadline.after(timeout()))) {
             String token = calls.token(tokens, Deadline.after(timeout()));
-            leftovers.removeIf(old -> deleteQuietly(lease, old, token));
+            if (attempts.mergeUnanswered != null) {
+                long length = settleUnansweredMerge(lease, parent, tokens, token, attempts);
+                if (length != NOT_MERGED) {
+                    return length;
+                }
+            }
+            attempts.leftovers.removeIf(old -> deleteQuietly(lease, old, token));
             long id = lease.nextRequestId();
             lease.send(new CreateTransientSegment(id, writerId, parent, token));
             String transientSegment = switch (reply(lease, id)) {
@@ -126,6 +163,7 @@ public final class LargeEventWriter {
                 case Reply other -> throw unexpected(parent, other, "CreateTransientSegment");
             };
             boolean merged = false;
+            boolean mergeSent = false;
             try {
                 id = lease.nextRequestId();
                 lease.send(new SetupAppend(id, writerId, transientSegment, token));
@@ -139,8 +177,13 @@ public final class LargeEventWriter {
                 sendPieces(lease, parent, transientSegment, writerId, tokens, token, pieces);
                 beforeMerge.run();
                 id = lease.nextRequestId();
-                lease.send(new MergeSegments(id, parent, transientSegment, token));
-                long length = switch (reply(lease, id)) {
+                mergeSent = true;
+                lease.send(new MergeSegments(id, parent, transientSegment, token, List.of(
+                        new ConditionalAttributeUpdate(attempts.proof, ConditionalAttributeUpdate.REPLACE, MERGED,
+                                WireProtocol.NULL_ATTRIBUTE_VALUE))));
+                Reply answer = reply(lease, id);
+                mergeSent = false;   // answered: whatever it says, the merge's outcome is known
+                long length = switch (answer) {
                     case SegmentsMerged m -> m.newTargetWriteOffset();
                     case ErrorReply e -> throw failure(parent, null, tokens, token, e);
                     case Reply other -> throw unexpected(parent, other, "MergeSegments");
@@ -149,11 +192,55 @@ public final class LargeEventWriter {
                 LOG.debug("merged {} bytes in {} pieces into {}", pieces.framedBytes(), pieces.count(), parent);
                 return length;
             } finally {
-                if (!merged && !deleteQuietly(lease, transientSegment, token)) {
-                    leftovers.add(transientSegment);
+                if (mergeSent) {
+                    // the merge may have taken effect: the next attempt finds out before it writes anything
+                    attempts.mergeUnanswered = transientSegment;
+                } else if (!merged && !deleteQuietly(lease, transientSegment, token)) {
+                    attempts.leftovers.add(transientSegment);
                 }
             }
         }
+    }
+
+    /** What {@link #settleUnansweredMerge} answers when the merge did not take effect. */
+    private static final long NOT_MERGED = Long.MIN_VALUE;
+
+    /**
+     * Finds out whether the merge of {@code attempts.mergeUnanswered}, sent by an earlier attempt whose connection
+     * was lost before the answer, took effect: deletes that transient segment (deleted: it was not merged, and now
+     * never will be), and if it was gone already, reads the proof attribute the merge sets on the parent.
+     *
+     * @return the parent's length if it was merged ({@code -1}: not known), else {@link #NOT_MERGED}
+     */
+    private long settleUnansweredMerge(Lease lease, String parent, DelegationTokenProvider tokens, String token,
+                                       Attempts attempts) {
+        String source = attempts.mergeUnanswered;
+        long id = lease.nextRequestId();
+        lease.send(new DeleteSegment(id, source, token));
+        switch (reply(lease, id)) {
+            case SegmentDeleted d -> {
+                LOG.debug("the unanswered merge of {} had not taken effect: starting over", source);
+                attempts.mergeUnanswered = null;
+                return NOT_MERGED;
+            }
+            case NoSuchSegment n -> { }
+            case ErrorReply e -> throw failure(parent, source, tokens, token, e);
+            case Reply other -> throw unexpected(source, other, "DeleteSegment");
+        }
+        id = lease.nextRequestId();
+        lease.send(new GetSegmentAttribute(id, parent, attempts.proof, token));
+        long proof = switch (reply(lease, id)) {
+            case SegmentAttribute a -> a.value();
+            case ErrorReply e -> throw failure(parent, null, tokens, token, e);
+            case Reply other -> throw unexpected(parent, other, "GetSegmentAttribute");
+        };
+        attempts.mergeUnanswered = null;
+        if (proof == MERGED) {
+            LOG.debug("the unanswered merge of {} into {} had taken effect", source, parent);
+            return -1;
+        }
+        LOG.debug("transient segment {} was deleted unmerged: starting over", source);
+        return NOT_MERGED;
     }
 
     /** Sends every piece, at most {@link #WINDOW} unacknowledged at a time, and waits for all acknowledgements. */

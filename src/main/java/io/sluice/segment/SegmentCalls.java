@@ -10,6 +10,7 @@ import io.sluice.common.Retry;
 import io.sluice.connection.ConnectionPool;
 import io.sluice.connection.Lease;
 import io.sluice.connection.ReplyErrors;
+import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.TokenExpiredException;
@@ -192,12 +193,20 @@ public final class SegmentCalls {
 
     /**
      * Leases a flow to the segment store that serves {@code segment} (asking the locator, which may ask the
-     * controller). Close the lease when done.
+     * controller). Close the lease when done. When the segment store cannot be reached, its cached endpoint is
+     * forgotten (unless another thread fetched a newer one meanwhile), so the next attempt asks the controller again:
+     * the segment may be served elsewhere now (a standby server took over the data directory on other ports).
      *
      * @throws io.sluice.errors.ConnectionFailedException if the segment store cannot be reached (retriable)
      */
     public Lease lease(String segment, Deadline deadline) {
-        return pool.lease(locator.endpoint(segment), deadline);
+        Endpoint endpoint = locator.endpoint(segment);
+        try {
+            return pool.lease(endpoint, deadline);
+        } catch (ConnectionFailedException e) {
+            locator.invalidate(segment, endpoint);
+            throw e;
+        }
     }
 
     /**

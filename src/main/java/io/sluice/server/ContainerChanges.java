@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.wire.ConditionalAttributeUpdate;
 import io.sluice.wire.ConditionalCheckFailed;
 import io.sluice.wire.CreateSegment;
 import io.sluice.wire.CreateTableSegment;
@@ -157,7 +158,7 @@ final class ContainerChanges {
                 yield new SegmentPolicyUpdated(c.requestId(), c.segment());
             }
             case UpdateSegmentAttribute c -> updateAttribute(c, time);
-            case MergeSegments c -> merge(c.requestId(), c.target(), c.source(), time, effects);
+            case MergeSegments c -> merge(c.requestId(), c.target(), c.source(), c.attributeUpdates(), time, effects);
             case MergeSegmentsBatch c -> mergeBatch(c, time, effects);
             case UpdateTableEntries c -> tables.update(c, time, effects);
             case RemoveTableKeys c -> tables.remove(c, time, effects);
@@ -238,7 +239,8 @@ final class ContainerChanges {
         return new SegmentTruncated(c.requestId(), c.segment());
     }
 
-    private Reply merge(long requestId, String targetName, String sourceName, long time, List<Runnable> effects) {
+    private Reply merge(long requestId, String targetName, String sourceName,
+                        List<ConditionalAttributeUpdate> attributeUpdates, long time, List<Runnable> effects) {
         Segment target = state.segments.get(targetName);
         Segment source = state.segments.get(sourceName);
         if (target == null) {
@@ -259,6 +261,24 @@ final class ContainerChanges {
             return new ErrorMessage(requestId, targetName, "table segments cannot be merged",
                     ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
         }
+        for (ConditionalAttributeUpdate u : attributeUpdates) {
+            if (!attributeConditionHolds(target, u)) {
+                return new ErrorMessage(requestId, targetName, "attribute " + u.attributeId() + " of " + targetName
+                        + " fails the merge's condition (update type " + u.attributeUpdateType() + ", expected "
+                        + u.oldValue() + "): nothing merged", ErrorMessage.ErrorCode.ILLEGAL_ARGUMENT_EXCEPTION);
+            }
+        }
+        // the merge and its attribute updates apply together (a large event's writer reads one to learn the other)
+        for (ConditionalAttributeUpdate u : attributeUpdates) {
+            long current = target.attributes.getOrDefault(u.attributeId(), WireProtocol.NULL_ATTRIBUTE_VALUE);
+            long value = u.attributeUpdateType() == ConditionalAttributeUpdate.ACCUMULATE
+                    && current != WireProtocol.NULL_ATTRIBUTE_VALUE ? current + u.newValue() : u.newValue();
+            if (value == WireProtocol.NULL_ATTRIBUTE_VALUE) {
+                target.attributes.remove(u.attributeId());
+            } else {
+                target.attributes.put(u.attributeId(), value);
+            }
+        }
         long start = target.data.length();
         target.boundaries.put(start, Boolean.TRUE);
         target.data.appendAll(source.data, state.chunks);
@@ -270,6 +290,18 @@ final class ContainerChanges {
         return new SegmentsMerged(requestId, targetName, sourceName, target.length());
     }
 
+    /** Whether {@code u}'s condition holds on {@code target} now (Pravega's attribute update types). */
+    private static boolean attributeConditionHolds(Segment target, ConditionalAttributeUpdate u) {
+        long current = target.attributes.getOrDefault(u.attributeId(), WireProtocol.NULL_ATTRIBUTE_VALUE);
+        return switch (u.attributeUpdateType()) {
+            case ConditionalAttributeUpdate.NONE -> current == WireProtocol.NULL_ATTRIBUTE_VALUE;
+            case ConditionalAttributeUpdate.REPLACE_IF_GREATER -> current == WireProtocol.NULL_ATTRIBUTE_VALUE
+                    || u.newValue() > current;
+            case ConditionalAttributeUpdate.REPLACE_IF_EQUALS -> current == u.oldValue();
+            default -> true;   // REPLACE, ACCUMULATE
+        };
+    }
+
     private Reply mergeBatch(MergeSegmentsBatch c, long time, List<Runnable> effects) {
         Segment target = state.segments.get(c.targetSegmentId());
         if (target == null) {
@@ -278,7 +310,7 @@ final class ContainerChanges {
         List<String> sources = new ArrayList<>();
         List<Long> offsets = new ArrayList<>();
         for (String source : c.sourceSegmentIds()) {
-            Reply r = merge(c.requestId(), c.targetSegmentId(), source, time, effects);
+            Reply r = merge(c.requestId(), c.targetSegmentId(), source, List.of(), time, effects);
             if (r instanceof SegmentsMerged m) {
                 sources.add(source);
                 offsets.add(m.newTargetWriteOffset());

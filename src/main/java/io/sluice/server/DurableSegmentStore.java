@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.sluice.common.Retry;
 import io.sluice.common.Threads;
+import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.server.controller.ControllerEvent;
 import io.sluice.server.controller.ControllerEventCodec;
 import io.sluice.server.controller.ControllerStore;
@@ -24,7 +25,9 @@ import io.sluice.storage.Durability;
 import io.sluice.storage.FileOpener;
 import io.sluice.storage.LocalStorage;
 import io.sluice.storage.LogReader;
+import io.sluice.storage.ResourceLockedException;
 import io.sluice.storage.ServerlessStorage;
+import io.sluice.storage.StaleStateException;
 import io.sluice.storage.Storage;
 import io.sluice.wire.InvalidWireCommandException;
 import org.slf4j.Logger;
@@ -43,7 +46,12 @@ import org.slf4j.LoggerFactory;
  * from {@link #RESUME_FIRST_WAIT} up to {@link #RESUME_MAX_WAIT} until it writes again.
  *
  * <p>The lock is in the storage: a second server on the same directory fails to start while the first runs, and
- * the operating system releases the lock when a server process dies.
+ * the operating system releases the lock when a server process dies. A <em>standby</em> (a non-null
+ * {@code standbyPoll}) waits instead: it takes the locks one by one in one fixed order — container 0, 1, …, then the
+ * controller's metadata — trying each again every {@code standbyPoll} while another server holds it, and recovers each
+ * resource only once it holds its lock. So it reads nothing another server is still writing, and it returns (and the
+ * server binds its ports) only once it holds every resource. Every server takes the locks in that order, so two
+ * standbys never deadlock: whoever holds container 0 gets the rest once their holder lets go.
  */
 final class DurableSegmentStore {
     private static final Logger LOG = LoggerFactory.getLogger(DurableSegmentStore.class);
@@ -76,6 +84,18 @@ final class DurableSegmentStore {
     /** Like {@link #open(Path, int, boolean, long)}, with the data files opened by {@code files} (tests). */
     static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
                                                FileOpener files) throws IOException {
+        return open(dir, containers, fsync, snapshotAfterBytes, files, null);
+    }
+
+    /**
+     * Like {@link #open(Path, int, boolean, long, FileOpener)}; with a non-null {@code standbyPoll} it waits, as a
+     * standby, until no other server holds the directory's resources (see the class comment) instead of failing.
+     *
+     * @param standbyPoll how often a standby tries a lock another server holds; null: fail at once
+     * @throws io.sluice.errors.StreamingInterruptedException if interrupted while waiting as a standby
+     */
+    static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
+                                               FileOpener files, Duration standbyPoll) throws IOException {
         Files.createDirectories(dir);
         DataDirectoryLayout.check(dir, containers);
         LocalStorage storage = LocalStorage.open(dir, fsync ? Durability.FSYNC : Durability.OS_BUFFERED, files);
@@ -90,7 +110,7 @@ final class DurableSegmentStore {
                 ServerlessStorage resource = storage.resource("containers", "container-" + i);
                 DurableLog log = new DurableLog(resource, chunks, i, snapshotAfterBytes);
                 SegmentContainer container = new SegmentContainer(i, log, reader);
-                log.recover(container);
+                log.recover(container, standbyPoll);
                 logs.add(log);
                 return container;
             });
@@ -101,6 +121,11 @@ final class DurableSegmentStore {
                 }
             }
             DurableControllerStore controllerStore = new DurableControllerStore(storage.resource("controller", "metadata"));
+            // locked here, before the server binds its ports: two controllers must never write one metadata log
+            controllerStore.takeOver(standbyPoll);
+            if (standbyPoll != null) {
+                LOG.info("standby: holds every container and the controller's metadata of {} now; recovered", dir);
+            }
             AutoCloseable closer = () -> {
                 logs.forEach(DurableLog::close);
                 storage.close();
@@ -109,6 +134,57 @@ final class DurableSegmentStore {
         } catch (RuntimeException e) {
             storage.close();
             throw e;
+        }
+    }
+
+    /**
+     * A standby's first steps on a resource: loads the latest snapshot, then takes the resource's lock, trying again
+     * every {@code poll} while another server (process, or storage in this process) holds it, and loading the snapshot
+     * again whenever the holder wrote a newer one meanwhile. Logs once that it waits and once that it took over.
+     *
+     * @return the latest snapshot, current now that the lock is held (the caller reads and closes it)
+     * @throws io.sluice.errors.StreamingInterruptedException if interrupted while waiting
+     */
+    static Optional<InputStream> awaitLock(ServerlessStorage resource, Duration poll, String what) {
+        Optional<InputStream> snapshot = resource.loadLatestSnapshot();
+        boolean waited = false;
+        try {
+            while (true) {
+                try {
+                    resource.lock();
+                    if (waited) {
+                        LOG.info("standby: took over {}", what);
+                    }
+                    return snapshot;
+                } catch (StaleStateException e) {
+                    snapshot.ifPresent(DurableSegmentStore::closeQuietly);
+                    snapshot = Optional.empty();
+                    snapshot = resource.loadLatestSnapshot();
+                    continue;
+                } catch (ResourceLockedException e) {
+                    if (!waited) {
+                        LOG.info("standby: {} is held by another server ({}); trying again every {} ms", what,
+                                e.getMessage(), poll.toMillis());
+                        waited = true;
+                    }
+                }
+                Thread.sleep(poll);
+            }
+        } catch (InterruptedException e) {
+            snapshot.ifPresent(DurableSegmentStore::closeQuietly);
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while waiting, as a standby, for " + what, e);
+        } catch (RuntimeException e) {
+            snapshot.ifPresent(DurableSegmentStore::closeQuietly);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(InputStream in) {
+        try {
+            in.close();
+        } catch (IOException e) {
+            LOG.debug("closing a snapshot stream failed", e);
         }
     }
 
@@ -136,8 +212,17 @@ final class DurableSegmentStore {
 
         /** Recovery: snapshot, log, lock, log again — then the container may take changes. */
         void recover(SegmentContainer c) {
+            recover(c, null);
+        }
+
+        /**
+         * Recovery; with a non-null {@code standbyPoll} the lock is awaited first (snapshot, lock, log), so nothing is
+         * read while another server may still write it.
+         */
+        void recover(SegmentContainer c, Duration standbyPoll) {
+            Optional<InputStream> snapshot = standbyPoll == null ? resource.loadLatestSnapshot()
+                    : awaitLock(resource, standbyPoll, "container " + containerId);
             long started = System.nanoTime();
-            Optional<InputStream> snapshot = resource.loadLatestSnapshot();
             if (snapshot.isPresent()) {
                 try (InputStream in = snapshot.get()) {
                     c.restore(ContainerImage.readFrom(in));
@@ -146,8 +231,10 @@ final class DurableSegmentStore {
                 }
             }
             int replayed = replay(c);
-            resource.lock();
-            replayed += replay(c);
+            if (standbyPoll == null) {
+                resource.lock();
+                replayed += replay(c);
+            }
             this.container = c;
             LOG.debug("container {} recovered ({} log entries after the snapshot) in {} ms", containerId, replayed,
                     (System.nanoTime() - started) / 1_000_000);
@@ -297,14 +384,24 @@ final class DurableSegmentStore {
         /** Guarded by lock: completes once the latest append has completed, either way. */
         private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
 
+        /** The events read by {@link #takeOver}, handed out by {@link #recover()}; null before. */
+        private volatile List<ControllerEvent> recovered;
+
         DurableControllerStore(ServerlessStorage resource) {
             this.resource = resource;
         }
 
-        @Override
-        public List<ControllerEvent> recover() {
+        /**
+         * Reads the metadata and takes its lock (snapshot, log, lock, log again; a standby awaits the lock first, as
+         * {@link DurableSegmentStore#awaitLock} does). Called once, before {@link #recover()}.
+         *
+         * @param standbyPoll how often a standby tries the lock; null: fail at once if another server holds it
+         */
+        void takeOver(Duration standbyPoll) {
             List<ControllerEvent> events = new ArrayList<>();
-            resource.loadLatestSnapshot().ifPresent(in -> {
+            Optional<InputStream> snapshot = standbyPoll == null ? resource.loadLatestSnapshot()
+                    : awaitLock(resource, standbyPoll, "the controller's metadata");
+            snapshot.ifPresent(in -> {
                 try (in) {
                     java.io.DataInputStream data = new java.io.DataInputStream(in);
                     int count = data.readInt();
@@ -318,9 +415,19 @@ final class DurableSegmentStore {
                 }
             });
             read(events);
-            resource.lock();
-            read(events);
-            return events;
+            if (standbyPoll == null) {
+                resource.lock();
+                read(events);
+            }
+            recovered = events;
+        }
+
+        @Override
+        public List<ControllerEvent> recover() {
+            if (recovered == null) {
+                takeOver(null);
+            }
+            return recovered;
         }
 
         private void read(List<ControllerEvent> events) {

@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServer.class);
+    /** A standby's default lock poll, in milliseconds. */
+    public static final long DEFAULT_STANDBY_POLL_MILLIS = 100;
+    /** A standby's default lock poll ({@link Builder#standbyPoll}). */
+    public static final Duration DEFAULT_STANDBY_POLL = Duration.ofMillis(DEFAULT_STANDBY_POLL_MILLIS);
 
     private final SegmentStore store;
     private final SegmentStoreServer segmentStoreServer;
@@ -143,7 +147,8 @@ public final class EmbeddedServer implements AutoCloseable {
     /** Opens the data directory, naming it in the failure. */
     private static StoreAndStorage openDataDir(Builder b) throws IOException {
         try {
-            return DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes, b.storageFiles);
+            return DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes, b.storageFiles,
+                    b.standby ? b.standbyPoll : null);
         } catch (IOException e) {
             throw new IOException("data directory " + b.dataDir + " cannot be used: " + IoErrors.describe(e), e);
         } catch (java.io.UncheckedIOException e) {
@@ -337,8 +342,43 @@ public final class EmbeddedServer implements AutoCloseable {
         private Duration minLease;
         private Duration leaseCheckInterval;
         private Duration scaleWindow = SegmentRateTracker.PRAVEGA_WINDOW;
+        private boolean standby;
+        private Duration standbyPoll = DEFAULT_STANDBY_POLL;
 
         private Builder() {
+        }
+
+        /**
+         * Makes this server a standby for the one serving its data directory: {@link #build()} then waits until no
+         * other server (in this process or another) holds the directory's containers and controller metadata — the
+         * other one stopped or died — instead of failing, taking each lock as soon as it is free (tried every
+         * {@link #standbyPoll}), recovers, and only then binds its ports and returns. Until then it serves nothing
+         * and reads nothing the other server may still write. Clients given both servers' controllers
+         * ({@code tcp://h:p1,h:p2}) move over by themselves. Needs {@link #dataDir}. See docs/embedded-server.md.
+         *
+         * @param on true for a standby; false (the default): fail at once if another server holds the directory
+         * @return this
+         */
+        public Builder standby(boolean on) {
+            this.standby = on;
+            return this;
+        }
+
+        /**
+         * Sets how often a {@linkplain #standby standby} tries a lock another server holds (default
+         * {@value #DEFAULT_STANDBY_POLL_MILLIS} ms): about how long after the other server dies it takes over.
+         *
+         * @param interval at least 1 ms and at most 1 minute
+         * @return this
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder standbyPoll(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.toMillis() < 1 || interval.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException("standbyPoll must be between 1 ms and 1 minute: " + interval);
+            }
+            this.standbyPoll = interval;
+            return this;
         }
 
         /** For tests: opens the data directory's data files through {@code files} (one failing like a full disk). */
@@ -547,11 +587,17 @@ public final class EmbeddedServer implements AutoCloseable {
 
         /**
          * Starts the server: recovers the data directory if there is one, binds both ports and returns once clients
-         * can connect.
+         * can connect. A {@linkplain #standby standby} first waits, without limit, until it holds the data directory.
          *
          * @throws UncheckedIOException if a port cannot be bound or the data directory cannot be used
+         * @throws IllegalArgumentException if a standby has no data directory
+         * @throws io.sluice.errors.StreamingInterruptedException if interrupted while waiting as a standby
          */
         public EmbeddedServer build() {
+            if (standby && dataDir == null) {
+                throw new IllegalArgumentException("a standby server needs a data directory (dataDir): it waits to "
+                        + "take over the directory another server holds");
+            }
             try {
                 return new EmbeddedServer(this);
             } catch (IOException e) {

@@ -115,6 +115,15 @@ class ServerCommandTest {
     }
 
     @Test
+    void aStandbyWithoutADataDirectoryIsAUsageError() {
+        Run run = server("--standby");
+        assertThat(run.status()).isEqualTo(2);
+        assertThat(run.err()).startsWith("sluice server: --standby needs --data-dir").doesNotContain("\tat ");
+        Run help = run("", "server", "--help");
+        assertThat(help.out().replaceAll("\\s+", " ")).contains("--standby", "tcp://h:p1,h:p2");
+    }
+
+    @Test
     void helpNamesTheAdvertisedHostAndItsDefault() {
         Run run = run("", "server", "--help");
         assertThat(run.status()).isZero();

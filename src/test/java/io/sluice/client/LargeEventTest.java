@@ -15,6 +15,7 @@ import java.util.zip.CRC32;
 import io.sluice.admin.ReaderGroupManager;
 import io.sluice.common.Deadline;
 import io.sluice.connection.ConnectionPool;
+import io.sluice.connection.FaultProxy;
 import io.sluice.connection.LoopbackProxy;
 import io.sluice.connection.TcpConnectionFactory;
 import io.sluice.controller.ControllerClient;
@@ -36,6 +37,7 @@ import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriteHandle;
 import io.sluice.stream.WriterConfig;
 import io.sluice.wire.Event;
+import io.sluice.wire.WireCommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -270,6 +272,33 @@ class LargeEventTest {
         assertThat(read.get(0)).containsExactly(9);
         assertThat(read.get(1)).isEqualTo(event);
         assertThat(read.get(2)).containsExactly(10);
+        assertThat(transientSegments()).isEmpty();
+    }
+
+    /**
+     * The connection is cut just as the server answers the merge: the event is in the segment, but the writer never
+     * heard so. Its retry must find that out (the merge's proof attribute on the parent) instead of writing the
+     * event a second time through a new transient segment, as it did before (found by NetworkFaultsTest: a 9 MiB
+     * event read twice, at two offsets).
+     */
+    @Test
+    void aMergeWhoseReplyIsLostIsNotWrittenAgain() throws IOException {
+        byte[] event = content(9 * MIB, 6);
+        try (FaultProxy proxy = new FaultProxy(server.segmentStoreEndpoint());
+             ConnectionPool pool = new ConnectionPool(new TcpConnectionFactory());
+             EventStreamWriterImpl<byte[]> writer = new EventStreamWriterImpl<>(STREAM, Serializers.bytes(), LARGE,
+                     controller, SegmentStores.over(pool, SegmentLocator.fixed(proxy.endpoint())))) {
+            proxy.cutBeforeReply(WireCommandType.SEGMENTS_MERGED.code());
+            writer.write("k", event).await(Duration.ofSeconds(120));
+            assertThat(proxy.cutBeforeReplyArmed()).as("the merge's reply was cut").isFalse();
+            assertThat(proxy.connections()).as("the retry came over a new connection").isGreaterThan(1);
+            writer.writeAndWait("k", new byte[] {7});
+        }
+        assertThat(segmentLength()).as("written once, then the small event")
+                .isEqualTo(9L * MIB + Event.HEADER_SIZE + 1 + Event.HEADER_SIZE);
+        List<byte[]> read = readAll(2, ReaderConfig.DEFAULT);
+        assertThat(read.get(0)).isEqualTo(event);
+        assertThat(read.get(1)).containsExactly(7);
         assertThat(transientSegments()).isEmpty();
     }
 
