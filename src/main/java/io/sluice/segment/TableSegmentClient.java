@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.sluice.common.Threads;
@@ -70,7 +71,8 @@ import io.sluice.wire.WireProtocol;
  * Reads never throw for missing keys: {@link #get} returns them as absent. Removing a missing key without a condition
  * (or with {@link #NOT_EXISTS}) is not an error. A request whose reply was lost to a connection failure is sent again;
  * if the lost attempt had been applied, a conditional retry then fails as above although the change is in, as with
- * Pravega's own client. A caller that must know reads the key again.
+ * Pravega's own client; the exception then says so ({@code possiblyApplied()} is true), and a caller that must know
+ * reads the key again.
  *
  * <h2>Limits</h2>
  * Those of Pravega's Java client and segment store, checked before anything is sent: a key is 1 to
@@ -357,8 +359,11 @@ public final class TableSegmentClient {
         String what = wire.size() == 1 ? "update of " + describe(wire.getFirst().key())
                 : "update of " + wire.size() + " keys of table segment " + segment;
         TableEntries batch = new TableEntries(wire);
-        Reply r = calls.call(segment, tokens, what, (id, token) -> new UpdateTableEntries(id, segment, token, batch,
-                UpdateTableEntries.NULL_TABLE_SEGMENT_OFFSET), null);
+        AtomicInteger attempts = new AtomicInteger();
+        Reply r = calls.call(segment, tokens, what, (id, token) -> {
+            attempts.incrementAndGet();
+            return new UpdateTableEntries(id, segment, token, batch, UpdateTableEntries.NULL_TABLE_SEGMENT_OFFSET);
+        }, null);
         if (r instanceof TableEntriesUpdated u) {
             if (u.updatedVersions().size() != wire.size()) {
                 throw new ProtocolException("segment store answered an update of " + wire.size() + " keys of table "
@@ -366,7 +371,8 @@ public final class TableSegmentClient {
             }
             return u.updatedVersions();
         }
-        throw conditionFailed(r, wire.stream().map(TableEntry::key).toList(), "update", "UpdateTableEntries");
+        throw conditionFailed(r, wire.stream().map(TableEntry::key).toList(), "update", "UpdateTableEntries",
+                attempts.get() > 1);
     }
 
     // ---------------------------------------------------------------- removals
@@ -420,10 +426,13 @@ public final class TableSegmentClient {
         }
         String what = wire.size() == 1 ? "removal of " + describe(wire.getFirst())
                 : "removal of " + wire.size() + " keys of table segment " + segment;
-        Reply r = calls.call(segment, tokens, what, (id, token) -> new RemoveTableKeys(id, segment, token, wire,
-                UpdateTableEntries.NULL_TABLE_SEGMENT_OFFSET), null);
+        AtomicInteger attempts = new AtomicInteger();
+        Reply r = calls.call(segment, tokens, what, (id, token) -> {
+            attempts.incrementAndGet();
+            return new RemoveTableKeys(id, segment, token, wire, UpdateTableEntries.NULL_TABLE_SEGMENT_OFFSET);
+        }, null);
         if (!(r instanceof TableKeysRemoved)) {
-            throw conditionFailed(r, wire, "removal", "RemoveTableKeys");
+            throw conditionFailed(r, wire, "removal", "RemoveTableKeys", attempts.get() > 1);
         }
     }
 
@@ -617,16 +626,23 @@ public final class TableSegmentClient {
                 + " in table segment " + segment;
     }
 
-    /** The exception for an update's or removal's reply that is not its success. */
-    private SluiceException conditionFailed(Reply r, List<TableKey> keys, String what, String request) {
+    /**
+     * The exception for an update's or removal's reply that is not its success.
+     *
+     * @param retried whether an earlier attempt went unanswered: then the change may be in, and the exception says so
+     */
+    private SluiceException conditionFailed(Reply r, List<TableKey> keys, String what, String request,
+                                            boolean retried) {
         String which = keys.size() == 1 ? "the " + describe(keys.getFirst())
                 : "one of " + keys.size() + " keys of table segment " + segment;
+        String outcome = retried ? "; an earlier attempt of this " + what + " went unanswered (its connection was "
+                + "lost), so it may have been applied: read the key to know" : "; nothing was changed";
         return switch (r) {
             case TableKeyBadVersion b -> new BadKeyVersionException("conditional " + what + " failed: " + which
                     + (keys.size() == 1 ? " is" : " was") + " not at the version named (present at another "
-                    + "version, or present although it had to be absent); nothing was changed");
+                    + "version, or present although it had to be absent)" + outcome, retried);
             case TableKeyDoesNotExist n -> new NoSuchKeyException("conditional " + what + " failed: " + which
-                    + (keys.size() == 1 ? " does" : " did") + " not exist; nothing was changed");
+                    + (keys.size() == 1 ? " does" : " did") + " not exist" + outcome, retried);
             default -> calls.unexpected(segment, r, request);
         };
     }

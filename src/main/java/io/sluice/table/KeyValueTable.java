@@ -34,8 +34,10 @@ public interface KeyValueTable extends AutoCloseable {
      * @param modification an {@link Insert}, {@link Put} or {@link Remove}
      * @return the key's new version; {@code null} for a {@link Remove}
      * @throws io.sluice.errors.BadKeyVersionException if its condition fails (the key exists for an Insert, or is at
-     *     another version); nothing changes
+     *     another version); nothing changes, unless its {@code possiblyApplied()} says an earlier attempt went
+     *     unanswered (a lost connection), whose change may be the one the retry met: read the key to know
      * @throws io.sluice.errors.NoSuchKeyException if it names a version and the key does not exist; nothing changes
+     *     (with the same exception for a retry: {@code possiblyApplied()})
      */
     Version update(TableModification modification);
 

@@ -40,7 +40,7 @@ public final class ClientInternals {
 
             @Override
             public void invalidate(String segment, Endpoint stale) {
-                // stale is the routed endpoint, which the controller's cache never held: forget the entry whatever it is
+                // stale is the routed endpoint, which the controller's cache never held: forget the entry anyway
                 locator.invalidate(segment);
             }
         });

@@ -86,7 +86,8 @@ public final class FaultProxy implements AutoCloseable {
      * @param maxDelay the longest a delay holds bytes back
      * @param weights each fault's weight; missing faults weigh 0
      */
-    public record Schedule(long seed, Duration minGap, Duration maxGap, Duration maxDelay, Map<Fault, Integer> weights) {
+    public record Schedule(long seed, Duration minGap, Duration maxGap, Duration maxDelay,
+                           Map<Fault, Integer> weights) {
         /** Checks the values. */
         public Schedule {
             Objects.requireNonNull(minGap, "minGap");
@@ -140,8 +141,11 @@ public final class FaultProxy implements AutoCloseable {
         }
 
         void reset() {
-            FaultProxy.reset(client);
-            FaultProxy.reset(upstream);
+            // both set to reset before either closes: the pump that sees the first one go closes the other, and that
+            // close must be a reset too
+            lingerZero(client);
+            lingerZero(upstream);
+            close();
         }
     }
 
@@ -573,12 +577,17 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Closes with a reset (RST) rather than an orderly end. */
     private static void reset(Socket s) {
+        lingerZero(s);
+        closeQuietly(s);
+    }
+
+    /** Makes closing {@code s} send a reset (RST) rather than an orderly end. */
+    private static void lingerZero(Socket s) {
         try {
             s.setSoLinger(true, 0);
         } catch (IOException e) {
-            // closed anyway below
+            // closed already
         }
-        closeQuietly(s);
     }
 
     private static void closeQuietly(Socket s) {

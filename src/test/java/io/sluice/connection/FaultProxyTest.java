@@ -202,7 +202,7 @@ class FaultProxyTest {
     }
 
     @Test
-    void aRunningScheduleInjectsAndCountsFaultsWhileTrafficGoesOn() throws Exception {
+    void aRunningScheduleInjectsEveryKindOfFaultUntilStopped() throws Exception {
         FaultProxy.Schedule fast = new FaultProxy.Schedule(7, Duration.ofMillis(5), Duration.ofMillis(10),
                 Duration.ofMillis(5), Map.of(FaultProxy.Fault.CUT, 1, FaultProxy.Fault.DROP, 1,
                 FaultProxy.Fault.DELAY, 1, FaultProxy.Fault.BLACK_HOLE, 1));

@@ -662,6 +662,15 @@ public final class MixedWorkload implements AutoCloseable {
                 return;
             } catch (BadKeyVersionException ex) {
                 tableConflicts.incrementAndGet();
+                if (landed(table, key, u, next[1 + u])) {
+                    tableAmbiguous.incrementAndGet();
+                    if (!ex.possiblyApplied()) {
+                        problems.add("a conditional update of table key " + k + " was refused as a stale version"
+                                + " saying nothing changed, but it was applied: " + ex.getMessage());
+                    }
+                    return;
+                }
+                continue;
             } catch (RuntimeException ex) {
                 operationErrors.incrementAndGet();
             }

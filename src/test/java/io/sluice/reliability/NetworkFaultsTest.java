@@ -16,12 +16,12 @@ import io.sluice.server.EmbeddedServer;
 
 /**
  * The mixed workload ({@link MixedWorkload}) against the embedded server (data on disk, fsync on) through a
- * {@link io.sluice.connection.FaultProxy} in front of its segment store that delays, drops, cuts and black-holes connections every few
- * hundred milliseconds on a seeded schedule: nothing acknowledged lost or duplicated, every key's order kept,
- * transactions whole or absent, the table's values equal to the updates that succeeded, the byte stream exact, and
- * every flush, commit and abort returning. 100,000 events by default; {@code -Dsluice.reliability.full=true} runs
- * 1,000,000, {@code -Dsluice.reliability.events=N} any count, {@code -Dsluice.reliability.seed=S} replays a seed
- * (docs/reliability.md, "Faults on the network").
+ * {@link io.sluice.connection.FaultProxy} in front of its segment store ({@link FaultyNetwork}) that delays, drops,
+ * cuts and black-holes connections every few hundred milliseconds on a seeded schedule: nothing acknowledged lost or
+ * duplicated, every key's order kept, transactions whole or absent, the table's values equal to the updates that
+ * succeeded, the byte stream exact, and every flush, commit and abort returning. 100,000 events by default;
+ * {@code -Dsluice.reliability.full=true} runs 1,000,000, {@code -Dsluice.reliability.events=N} any count,
+ * {@code -Dsluice.reliability.seed=S} replays a seed (docs/reliability.md, "Faults on the network").
  */
 class NetworkFaultsTest {
     private static final Logger LOG = LoggerFactory.getLogger(NetworkFaultsTest.class);

@@ -16,13 +16,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.sluice.admin.KeyValueTableManager;
+import io.sluice.client.ClientConfig;
+import io.sluice.client.ClientInternals;
 import io.sluice.client.SluiceClient;
+import io.sluice.connection.FaultProxy;
 import io.sluice.errors.AlreadyExistsException;
 import io.sluice.errors.BadKeyVersionException;
 import io.sluice.errors.NoSuchKeyException;
 import io.sluice.errors.NoSuchStreamException;
+import io.sluice.server.EmbeddedServer;
 import io.sluice.testing.SluiceInject;
 import io.sluice.testing.SluiceTest;
+import io.sluice.wire.WireCommandType;
 
 /** The key-value table API and its manager against the embedded server. */
 @Timeout(120)
@@ -32,6 +37,8 @@ class KeyValueTableTest {
     private static final KeyValueTableConfiguration CONFIG = KeyValueTableConfiguration.builder().partitionCount(4)
             .primaryKeyLength(8).secondaryKeyLength(4).build();
 
+    @SluiceInject
+    private static EmbeddedServer server;
     @SluiceInject
     private static SluiceClient client;
     private static KeyValueTableManager manager;
@@ -65,6 +72,40 @@ class KeyValueTableTest {
 
     static String text(TableEntry e) {
         return StandardCharsets.UTF_8.decode(e.value()).toString();
+    }
+
+    /**
+     * A conditional put whose reply is lost with its connection is sent again and meets its own change as a stale
+     * version: the exception must say the change may be in (it is), not that nothing changed, or a caller counting
+     * its updates applies this one twice (found by the reliability suite's table check, docs/reliability.md). A
+     * plain conflict still says nothing changed.
+     */
+    @Test
+    void aConditionalPutWhoseReplyIsLostSaysItMayHaveBeenApplied() throws Exception {
+        assertThat(manager.createKeyValueTable(SCOPE, "lostreply", CONFIG)).isTrue();
+        try (FaultProxy proxy = new FaultProxy(server.segmentStoreEndpoint());
+             SluiceClient routed = ClientInternals.connectRouted(ClientConfig.of(server.controllerUri()),
+                     e -> proxy.endpoint());
+             KeyValueTable t = routed.keyValueTable(SCOPE, "lostreply")) {
+            TableKey k = key(1, 1);
+            Version first = t.update(new Put(k, value("a")));
+            Version second = t.update(new Put(k, value("b")));
+            assertThatThrownBy(() -> t.update(new Put(k, value("x"), first)))
+                    .isInstanceOfSatisfying(BadKeyVersionException.class, e -> {
+                        assertThat(e.possiblyApplied()).isFalse();
+                        assertThat(e).hasMessageContaining("nothing was changed");
+                    });
+            assertThat(text(t.get(k))).isEqualTo("b");
+
+            proxy.cutBeforeReply(WireCommandType.TABLE_ENTRIES_UPDATED.code());
+            assertThatThrownBy(() -> t.update(new Put(k, value("c"), second)))
+                    .isInstanceOfSatisfying(BadKeyVersionException.class, e -> {
+                        assertThat(e.possiblyApplied()).as("an attempt went unanswered").isTrue();
+                        assertThat(e).hasMessageContaining("may have been applied");
+                    });
+            assertThat(proxy.cutBeforeReplyArmed()).as("the put's reply was cut").isFalse();
+            assertThat(text(t.get(k))).as("the lost attempt's change is in").isEqualTo("c");
+        }
     }
 
     @Test
