@@ -1,10 +1,13 @@
 package io.sluice.cli;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Function;
 
 import io.sluice.auth.BasicCredentials;
+import io.sluice.auth.Credentials;
+import io.sluice.auth.OAuth2ClientCredentials;
 import io.sluice.client.ClientConfig;
 import io.sluice.common.Retry;
 import io.sluice.controller.ControllerClientConfig;
@@ -27,6 +30,8 @@ final class ControllerOptions {
     static final String ENV_USER = "SLUICE_USER";
     /** Environment variable with the password for Basic authentication. */
     static final String ENV_PASSWORD = "SLUICE_PASSWORD";
+    /** Environment variable with the OAuth2 client secret. */
+    static final String ENV_OAUTH2_SECRET = "SLUICE_OAUTH2_CLIENT_SECRET";
     /** The longest a command waits for one connection to a segment store. */
     private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     /** The longest wait between two attempts of a writer or reader (Pravega's). */
@@ -50,6 +55,25 @@ final class ControllerOptions {
             description = "password for Basic authentication (default: $" + ENV_PASSWORD + ", which keeps it out of "
                     + "the process list)")
     String password;
+
+    @Option(names = "--keycloak-json", paramLabel = "FILE", order = 102,
+            description = "authenticate with Keycloak: the client adapter file (keycloak.json, as Pravega's Keycloak "
+                    + "plugin uses it); tokens are requesting-party tokens for pravega-controller")
+    Path keycloakJson;
+
+    @Option(names = "--oauth2-token-url", paramLabel = "URL", order = 102,
+            description = "authenticate with OAuth2 client credentials at this token endpoint (with "
+                    + "--oauth2-client-id and a secret); Bearer tokens, refreshed before they expire")
+    URI oauth2TokenUrl;
+
+    @Option(names = "--oauth2-client-id", paramLabel = "ID", order = 102,
+            description = "the OAuth2 client id for --oauth2-token-url")
+    String oauth2ClientId;
+
+    @Option(names = "--oauth2-client-secret", paramLabel = "SECRET", order = 102,
+            description = "the OAuth2 client secret (default: $" + ENV_OAUTH2_SECRET + ", which keeps it out of the "
+                    + "process list)")
+    String oauth2ClientSecret;
 
     @Option(names = "--trust-store", paramLabel = "PEM", order = 103,
             description = "CA certificates (PEM) to trust for tls:// and pravegas:// (default: the JVM's trust store); "
@@ -109,7 +133,15 @@ final class ControllerOptions {
                         : ControllerClientConfig.DEFAULT_RPC_TIMEOUT);
         String name = user != null ? user : env.apply(ENV_USER);
         String secret = password != null ? password : env.apply(ENV_PASSWORD);
-        if (name != null && !name.isEmpty()) {
+        Credentials bearer = oauth2(env);
+        if (bearer != null) {
+            if (user != null || password != null) {
+                throw new IllegalArgumentException("--user/--password (Basic) and "
+                        + (keycloakJson != null ? "--keycloak-json" : "--oauth2-token-url")
+                        + " exclude each other: choose one way to authenticate");
+            }
+            b.credentials(bearer);
+        } else if (name != null && !name.isEmpty()) {
             if (secret == null) {
                 throw new IllegalArgumentException("user '" + name + "' needs a password: give --password or set $"
                         + ENV_PASSWORD);
@@ -119,6 +151,47 @@ final class ControllerOptions {
             throw new IllegalArgumentException("--password needs a user: give --user or set $" + ENV_USER);
         }
         return b.build();
+    }
+
+    /**
+     * The OAuth2 credentials the options ask for, or null when they ask for none.
+     *
+     * @param env the environment lookup
+     * @return Keycloak or plain OAuth2 client credentials, or null
+     * @throws IllegalArgumentException naming a missing or conflicting option
+     */
+    private Credentials oauth2(Function<String, String> env) {
+        boolean oauth = oauth2TokenUrl != null || oauth2ClientId != null || oauth2ClientSecret != null;
+        if (keycloakJson != null) {
+            if (oauth) {
+                throw new IllegalArgumentException("--keycloak-json and --oauth2-* exclude each other: the file "
+                        + "names the client and its secret");
+            }
+            if (!java.nio.file.Files.isReadable(keycloakJson)) {
+                throw new IllegalArgumentException("--keycloak-json: cannot read " + keycloakJson);
+            }
+            return OAuth2ClientCredentials.fromKeycloakJson(keycloakJson);
+        }
+        if (!oauth) {
+            return null;
+        }
+        String secret = oauth2ClientSecret != null ? oauth2ClientSecret : env.apply(ENV_OAUTH2_SECRET);
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        if (oauth2TokenUrl == null) {
+            missing.add("--oauth2-token-url");
+        }
+        if (oauth2ClientId == null) {
+            missing.add("--oauth2-client-id");
+        }
+        if (secret == null) {
+            missing.add("a secret (--oauth2-client-secret or $" + ENV_OAUTH2_SECRET + ")");
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("OAuth2 client credentials need --oauth2-token-url, "
+                    + "--oauth2-client-id and a secret; missing: " + String.join(", ", missing));
+        }
+        return OAuth2ClientCredentials.builder().tokenEndpoint(oauth2TokenUrl).client(oauth2ClientId, secret)
+                .build();
     }
 
     /**
