@@ -3,6 +3,7 @@ package io.sluice;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.StringWriter;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -15,10 +16,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Keeps docs/migrating.md true to the code. The page maps the official Pravega client's calls to Sluice's in tables
@@ -133,6 +137,34 @@ class MigratingDocTest {
         String layout = section(readme, "## Layout");
         assertThat(using).as("README's \"Using the client\"").contains("docs/migrating.md");
         assertThat(layout).as("README's Layout").contains("migrating.md");
+    }
+
+    /** The page's "after" example is real code: it compiles against Sluice with the imports the page names. */
+    @Test
+    void theSluiceExampleCompiles(@TempDir Path dir) throws IOException {
+        int after = markdown.indexOf("\nSluice:\n");
+        assertThat(after).as("the page has a Sluice example").isNotNegative();
+        int start = markdown.indexOf("```java\n", after) + "```java\n".length();
+        String code = markdown.substring(start, markdown.indexOf("```", start));
+        String source = """
+                import io.sluice.admin.*;
+                import io.sluice.client.SluiceClient;
+                import io.sluice.stream.*;
+                import java.time.Duration;
+
+                class MigratingExample {
+                    static void run() {
+                %s    }
+                }
+                """.formatted(code);
+        Path file = dir.resolve("MigratingExample.java");
+        Files.writeString(file, source);
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        StringWriter diagnostics = new StringWriter();
+        boolean ok = javac.getTask(diagnostics, null, null,
+                List.of("-proc:none", "-d", dir.toString(), "-cp", System.getProperty("java.class.path")), null,
+                javac.getStandardFileManager(null, null, null).getJavaFileObjects(file)).call();
+        assertThat(ok).as("the Sluice example compiles:%n%s%n%s", diagnostics, source).isTrue();
     }
 
     /** The checker itself: it accepts what exists and reports what does not. */
