@@ -1,5 +1,8 @@
 package io.sluice.cli;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -56,6 +59,10 @@ final class WireTool implements Runnable {
         @Option(names = "--events", description = "also print one line per nested event, with a text preview")
         private boolean events;
 
+        @Option(names = "--json", description = "one JSON object per line: a frame {\"offset\",\"type\",\"name\","
+                + "\"command\"[,\"events\"]}, then {\"frames\",\"bytes\"}, or {\"error\":{...}}")
+        private boolean json;
+
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
@@ -64,11 +71,9 @@ final class WireTool implements Runnable {
             try {
                 bytes = Files.readAllBytes(file);
             } catch (NoSuchFileException e) {
-                err.println("sluice wire decode: no such file: " + file);
-                return 1;
+                return failed(out, err, 1, -1, "not-found", "no such file: " + file);
             } catch (IOException e) {
-                err.println("sluice wire decode: cannot read " + file + ": " + e.getMessage());
-                return 1;
+                return failed(out, err, 1, -1, "failed", "cannot read " + file + ": " + e.getMessage());
             }
             ByteBuffer in = ByteBuffer.wrap(bytes);
             int frames = 0;
@@ -78,23 +83,71 @@ final class WireTool implements Runnable {
                 try {
                     command = FrameCodec.decode(in);
                 } catch (InvalidWireCommandException e) {
-                    out.flush();
-                    err.println("@" + offset + " malformed frame: " + e.getMessage());
-                    return 2;
+                    return failed(out, err, 2, offset, "malformed", "malformed frame: " + e.getMessage());
                 }
                 if (command == null) {
-                    out.flush();
-                    err.println("@" + offset + " the file ends inside a frame (" + in.remaining() + " bytes left)");
-                    return 1;
+                    return failed(out, err, 1, offset, "truncated", "the file ends inside a frame ("
+                            + in.remaining() + " bytes left)");
                 }
                 frames++;
+                if (json) {
+                    out.println(JsonWriter.write(frameJson(offset, command)));
+                    continue;
+                }
                 out.println("@" + offset + " [" + command.type().code() + "] " + describe(command));
                 if (events) {
                     printEvents(out, command);
                 }
             }
-            out.println(frames + " frames, " + bytes.length + " bytes");
+            if (json) {
+                Map<String, Object> end = new LinkedHashMap<>();
+                end.put("frames", frames);
+                end.put("bytes", bytes.length);
+                out.println(JsonWriter.write(end));
+            } else {
+                out.println(frames + " frames, " + bytes.length + " bytes");
+            }
             return 0;
+        }
+
+        /** Reports a failure: a line on standard error, and with --json the error object on standard output. */
+        private int failed(PrintWriter out, PrintWriter err, int status, int offset, String code, String message) {
+            String where = offset < 0 ? "sluice wire decode: " : "@" + offset + " ";
+            if (json) {
+                Map<String, Object> error = new LinkedHashMap<>();
+                error.put("code", code);
+                error.put("message", message);
+                if (offset >= 0) {
+                    error.put("offset", offset);
+                }
+                out.println(JsonWriter.write(Map.of("error", error)));
+            }
+            out.flush();
+            err.println(where + message);
+            return status;
+        }
+
+        private static Map<String, Object> frameJson(int offset, WireCommand command) {
+            Map<String, Object> frame = new LinkedHashMap<>();
+            frame.put("offset", offset);
+            frame.put("type", command.type().code());
+            frame.put("name", command.type().name());
+            frame.put("command", describe(command));
+            ByteBuffer data = switch (command) {
+                case AppendBlock b -> b.data();
+                case SegmentRead r -> r.data();
+                default -> null;
+            };
+            if (data != null) {
+                int[] count = new int[1];
+                try {
+                    EventFrames.forEachLeading(data, e -> count[0]++);
+                    frame.put("events", count[0]);
+                } catch (InvalidWireCommandException e) {
+                    frame.put("events", null);
+                }
+            }
+            return frame;
         }
 
         private static String describe(WireCommand command) {

@@ -8,6 +8,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -64,6 +65,29 @@ class WireToolTest {
         Files.write(file, Arrays.copyOf(good, 30));
         assertThat(run("wire", "decode", file.toString())).isEqualTo(1);
         assertThat(err.toString()).contains("@16 the file ends inside a frame (14 bytes left)");
+    }
+
+    @Test
+    void jsonPrintsOneObjectPerFrameThenTheTotals(@TempDir Path dir) throws IOException {
+        assertThat(run("wire", "decode", "--json", RAW.resolve("conn04-client-6000-c2s.bin").toString())).isZero();
+        List<String> lines = out.toString().lines().toList();
+        assertThat(lines).hasSize(8);
+        assertThat(lines.get(0)).isEqualTo("{\"offset\":0,\"type\":-127,\"name\":\"HELLO\","
+                + "\"command\":\"Hello[highVersion=16, lowVersion=5]\"}");
+        assertThat(lines.get(2)).startsWith("{\"offset\":76,\"type\":3,\"name\":\"APPEND_BLOCK\",")
+                .endsWith(",\"events\":1}");
+        assertThat(lines.get(7)).isEqualTo("{\"frames\":7,\"bytes\":2239}");
+
+        byte[] good = Files.readAllBytes(RAW.resolve("conn04-client-6000-c2s.bin"));
+        byte[] bad = Arrays.copyOf(good, 16 + 8);
+        bad[16 + 3] = 99;
+        Path file = dir.resolve("bad.bin");
+        Files.write(file, bad);
+        out.getBuffer().setLength(0);
+        assertThat(run("wire", "decode", "--json", file.toString())).isEqualTo(2);
+        assertThat(out.toString().lines().toList()).last().asString()
+                .startsWith("{\"error\":{\"code\":\"malformed\",\"message\":\"malformed frame: UNKNOWN_TYPE")
+                .endsWith(",\"offset\":16}}");
     }
 
     @Test
