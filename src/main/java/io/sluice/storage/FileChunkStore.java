@@ -159,7 +159,7 @@ final class FileChunkStore implements ChunkStore {
         }
         try {
             Files.deleteIfExists(dir);
-            FileUtil.fsyncDirectory(root);
+            FileUtil.fsyncDirectoryQuietly(files, root);
         } catch (IOException e) {
             throw new StorageException("cannot delete " + dir + ": " + e, e);
         }
@@ -260,7 +260,12 @@ final class FileChunkStore implements ChunkStore {
                             ch = files.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                                     StandardOpenOption.WRITE);
                             if (durability == Durability.FSYNC) {
-                                FileUtil.fsyncDirectory(dir);
+                                try {
+                                    FileUtil.fsyncDirectory(files, dir);
+                                } catch (IOException e) {
+                                    ch.close();
+                                    throw e;
+                                }
                             }
                         } else {
                             ch = files.open(file, StandardOpenOption.READ);

@@ -141,8 +141,6 @@ public final class FailingFsync implements FileOpener {
                 if (once) {
                     heal();
                 }
-                failed.incrementAndGet();
-                failedFiles.add(path);
                 // the write-back failed: every unforced range is lost, and the error is not reported again
                 long size = file.size();
                 for (long[] r : takeUnforced()) {
@@ -155,6 +153,9 @@ public final class FailingFsync implements FileOpener {
                         lostBytes.addAndGet((int) (stop - r[0]));
                     }
                 }
+                // counted once the bytes are gone, so a test that waits for the count sees the loss
+                failedFiles.add(path);
+                failed.incrementAndGet();
                 throw new IOException(EIO);
             }
             List<long[]> covered = takeUnforced();

@@ -134,6 +134,47 @@ class FailingFsyncStorageTest {
         assertThat(afterRestart()).containsExactly("acknowledged 1", "acknowledged 2", "acknowledged 3");
     }
 
+    /**
+     * A new log file whose directory entry could not be forced could vanish in a crash with everything in it: before
+     * the fix the failure of the directory's fsync was logged at DEBUG and ignored, and the appends acknowledged.
+     */
+    @Test
+    void appendsToANewLogFailWhileItsDirectoryCannotBeForcedAndSucceedOnceItCan() throws Exception {
+        FailingFsync disk = new FailingFsync();
+        try (LocalStorage storage = LocalStorage.open(dir, Durability.FSYNC, disk)) {
+            ServerlessStorage r = open(storage);
+            disk.fail(Files::isDirectory);
+            // the first append creates the log file
+            assertThat(failureOf(r.appendAsync(utf8("lost")))).isInstanceOf(StorageException.class)
+                    .hasMessageContaining(FailingFsync.EIO);
+            assertThat(disk.failedFileContaining(K)).as("the resource directory's fsync failed").isTrue();
+            assertThat(failureOf(r.resumeAppends())).hasMessageContaining("still cannot be written");
+            disk.heal();
+            r.resumeAppends().get(30, TimeUnit.SECONDS);
+            r.append(utf8("kept"));
+        }
+        assertThat(afterRestart()).containsExactly("kept");
+    }
+
+    @Test
+    void aSnapshotWhoseDirectoryCannotBeForcedIsNotTakenAndTheLogsStay() throws Exception {
+        FailingFsync disk = new FailingFsync();
+        try (LocalStorage storage = LocalStorage.open(dir, Durability.FSYNC, disk)) {
+            ServerlessStorage r = open(storage);
+            r.append(utf8("a"));
+            r.incrementWriteLogVersion();
+            r.append(utf8("b"));
+            disk.fail(Files::isDirectory);
+            assertThatThrownBy(() -> r.snapshot(new java.io.ByteArrayInputStream(utf8("a"))))
+                    .isInstanceOf(StorageException.class).hasMessageContaining(FailingFsync.EIO);
+            assertThat(storage.writeLog().list(B, K)).as("the logs the snapshot would cover stay").hasSize(2);
+            disk.heal();
+            r.snapshot(new java.io.ByteArrayInputStream(utf8("a")));
+            assertThat(storage.writeLog().list(B, K)).as("the retried snapshot replaced the first log").hasSize(1);
+        }
+        assertThat(afterRestart()).containsExactly("snapshot:a", "b");
+    }
+
     @Test
     void aSnapshotWhoseFsyncFailsIsNotStoredAndTheLogsItWouldCoverStay() throws Exception {
         FailingFsync disk = new FailingFsync();
@@ -200,9 +241,9 @@ class FailingFsyncStorageTest {
              var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             storage.chunks().write(9, ByteBuffer.wrap(utf8("first")));   // the chunk file exists
             int writesBefore = disk.writes();
-            java.util.concurrent.atomic.AtomicInteger forces = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicReference<Thread> firstWriter = new java.util.concurrent.atomic.AtomicReference<>();
             disk.beforeForce(() -> {
-                if (forces.incrementAndGet() == 1) {
+                if (Thread.currentThread() == firstWriter.get()) {
                     // the first writer's force waits until the second writer has written
                     Await.until("the second writer wrote", () -> disk.writes() >= writesBefore + 2);
                     disk.failOnce(p -> p.getFileName().toString().endsWith(FileChunkStore.SUFFIX));
@@ -210,8 +251,10 @@ class FailingFsyncStorageTest {
                     Await.until("the first writer's force failed", () -> disk.failed() >= 1);
                 }
             });
-            CompletableFuture<ChunkRef> first = CompletableFuture.supplyAsync(
-                    () -> storage.chunks().write(9, ByteBuffer.wrap(utf8("one-one-one"))), threads);
+            CompletableFuture<ChunkRef> first = CompletableFuture.supplyAsync(() -> {
+                firstWriter.set(Thread.currentThread());
+                return storage.chunks().write(9, ByteBuffer.wrap(utf8("one-one-one")));
+            }, threads);
             Await.until("the first writer wrote", () -> disk.writes() >= writesBefore + 1);
             CompletableFuture<ChunkRef> second = CompletableFuture.supplyAsync(
                     () -> storage.chunks().write(9, ByteBuffer.wrap(utf8("two-two-two"))), threads);
