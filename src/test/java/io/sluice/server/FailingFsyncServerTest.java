@@ -59,6 +59,8 @@ import org.junit.jupiter.api.io.TempDir;
 class FailingFsyncServerTest {
     private static final ScopedStream STREAM = ScopedStream.of("fsync", "events");
     private static final String CANNOT_WRITE = "the segment store cannot write: input/output error";
+    static final int DEFAULT_FAULTS = 20;
+    static final int FULL_FAULTS = 200;
 
     @TempDir
     Path dir;
@@ -223,6 +225,73 @@ class FailingFsyncServerTest {
         try (EmbeddedServer server = EmbeddedServer.builder().dataDir(dir).build()) {
             assertEvents(readAll(server, STREAM), 600);
         }
+    }
+
+    /**
+     * Fsync failures at {@value #DEFAULT_FAULTS} points of a writer's run ({@code -Dsluice.reliability.full=true}:
+     * {@value #FULL_FAULTS}): each time the writer's unacknowledged events fail with the I/O error, it is replaced by
+     * a new writer that writes them again once the server writes again. After a restart on the same directory the
+     * segment holds exactly the acknowledged events, each once, in the order they were acknowledged.
+     */
+    @Test
+    void repeatedFsyncFailuresLoseNothingAcknowledgedAndDuplicateNothing() throws Exception {
+        int faults = Boolean.getBoolean("sluice.reliability.full") ? FULL_FAULTS : DEFAULT_FAULTS;
+        int batch = 40;
+        FailingFsync disk = new FailingFsync();
+        List<String> acknowledged = new ArrayList<>();
+        int failedWrites = 0;
+        int next = 0;
+        try (EmbeddedServer server = start(disk); SluiceClient client = SluiceClient.connect(server.controllerUri())) {
+            createStream(client, STREAM);
+            java.util.ArrayDeque<String> toWrite = new java.util.ArrayDeque<>();
+            java.util.Random random = new java.util.Random(faults);
+            EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8());
+            try {
+                for (int round = 0; round < faults * 2; round++) {
+                    while (toWrite.size() < batch) {
+                        toWrite.add("event-" + next++ + "-" + "x".repeat(random.nextInt(200)));
+                    }
+                    boolean fault = round % 2 == 1;
+                    List<io.sluice.stream.WriteHandle> handles = new ArrayList<>();
+                    List<String> sent = List.copyOf(toWrite);
+                    for (int i = 0; i < sent.size(); i++) {
+                        if (fault && i == batch / 2) {
+                            // a commit from here on fails once: the batch's later events are not acknowledged
+                            disk.failOnce(FailingFsyncServerTest::containerLog);
+                        }
+                        handles.add(writer.write("k", sent.get(i)));
+                    }
+                    boolean failed = false;
+                    for (int i = 0; i < handles.size(); i++) {
+                        try {
+                            handles.get(i).await(Duration.ofSeconds(30));
+                            assertThat(failed).as("an event acknowledged after a lost one").isFalse();
+                            acknowledged.add(toWrite.poll());
+                        } catch (SluiceException e) {
+                            assertThat(e).hasMessageContaining(CANNOT_WRITE);
+                            failed = true;
+                            failedWrites++;
+                        }
+                    }
+                    if (failed) {
+                        writer.close();
+                        awaitWritable(server);
+                        writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8());
+                    }
+                }
+            } finally {
+                writer.close();
+            }
+            assertThat(readAll(server, STREAM)).containsExactlyElementsOf(acknowledged);
+        }
+        assertThat(disk.failed()).as("fsync failures injected").isEqualTo(faults);
+        assertThat(failedWrites).as("writes that failed").isGreaterThanOrEqualTo(faults);
+        try (EmbeddedServer server = EmbeddedServer.builder().dataDir(dir).build()) {
+            assertThat(readAll(server, STREAM)).as("after a restart").containsExactlyElementsOf(acknowledged);
+        }
+        org.slf4j.LoggerFactory.getLogger(FailingFsyncServerTest.class).info(
+                "{} fsync failures injected, {} events acknowledged and checked, {} writes failed", faults,
+                acknowledged.size(), failedWrites);
     }
 
     /** Snapshot files of segment containers under {@code root}. */
