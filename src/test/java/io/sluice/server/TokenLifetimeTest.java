@@ -241,6 +241,69 @@ class TokenLifetimeTest {
         }
     }
 
+    /**
+     * On the wire: appends carry no token, so the segment store closes the connection at a session's first append
+     * after its token expired; the writer's setup with the expired token is refused as expired, with a new one it
+     * goes on where the durable appends end.
+     */
+    @Test
+    void theSegmentStoreClosesAnAppendSessionWhoseTokenExpired() throws Exception {
+        SteppedClock clock = new SteppedClock();
+        DelegationTokens tokens = new DelegationTokens(DelegationTokens.randomSecret(), LIFETIME, clock);
+        String segment = "wire/events/0.#epoch.0";
+        java.util.UUID writer = java.util.UUID.randomUUID();
+        try (EmbeddedServer server = EmbeddedServer.builder().inMemory()
+                .passwordFile(passwordFile(user("admin", "prn::*,READ_UPDATE"))).delegationTokens(tokens).build()) {
+            String first = tokens.create("admin", "wire/events", AccessLevel.READ_UPDATE);
+            try (io.sluice.connection.Connection c = connectRaw(server)) {
+                io.sluice.connection.Flow f = c.openFlow();
+                assertThat(call(f, id -> new io.sluice.wire.CreateSegment(id, segment, (byte) 0, 0, first, 0)))
+                        .isInstanceOf(io.sluice.wire.SegmentCreated.class);
+                assertThat(call(f, id -> new io.sluice.wire.SetupAppend(id, writer, segment, first)))
+                        .isInstanceOf(io.sluice.wire.AppendSetup.class);
+                assertThat(append(c, f, writer, 1, "e1")).isInstanceOf(io.sluice.wire.DataAppended.class);
+                clock.step(LIFETIME.plusSeconds(1));
+                assertThatThrownBy(() -> append(c, f, writer, 2, "e2")).as("the connection is closed, e2 not taken")
+                        .isInstanceOf(io.sluice.errors.ConnectionFailedException.class);
+            }
+            try (io.sluice.connection.Connection c = connectRaw(server)) {
+                io.sluice.connection.Flow f = c.openFlow();
+                assertThat(call(f, id -> new io.sluice.wire.SetupAppend(id, writer, segment, first)))
+                        .isInstanceOfSatisfying(io.sluice.wire.AuthTokenCheckFailed.class,
+                                a -> assertThat(a.isTokenExpired()).isTrue());
+                String fresh = tokens.create("admin", "wire/events", AccessLevel.READ_UPDATE);
+                io.sluice.wire.AppendSetup setup = (io.sluice.wire.AppendSetup) call(f,
+                        id -> new io.sluice.wire.SetupAppend(id, writer, segment, fresh));
+                assertThat(setup.lastEventNumber()).isEqualTo(1);
+                assertThat(append(c, f, writer, 2, "e2")).isInstanceOf(io.sluice.wire.DataAppended.class);
+            }
+        }
+    }
+
+    private static io.sluice.connection.Connection connectRaw(EmbeddedServer server) {
+        return new io.sluice.connection.TcpConnectionFactory().connect(server.segmentStoreEndpoint(),
+                io.sluice.common.Deadline.after(Duration.ofSeconds(30)));
+    }
+
+    private static io.sluice.wire.Reply call(io.sluice.connection.Flow f,
+                                             java.util.function.LongFunction<io.sluice.wire.Request> request) {
+        long id = f.nextRequestId();
+        f.send(request.apply(id));
+        io.sluice.wire.Reply r = f.await(io.sluice.common.Deadline.after(Duration.ofSeconds(30)));
+        assertThat(r.requestId()).isEqualTo(id);
+        return r;
+    }
+
+    private static io.sluice.wire.Reply append(io.sluice.connection.Connection c, io.sluice.connection.Flow f,
+                                               java.util.UUID writer, long eventNumber, String event) {
+        io.sluice.wire.WireOutput out = new io.sluice.wire.WireOutput();
+        long id = f.nextRequestId();
+        io.sluice.wire.AppendEncoder.writeBlock(out, writer, List.of(java.nio.ByteBuffer.wrap(
+                event.getBytes(java.nio.charset.StandardCharsets.UTF_8))), eventNumber, id);
+        c.sendFrames(out.buffer());
+        return f.await(io.sluice.common.Deadline.after(Duration.ofSeconds(30)));
+    }
+
     @Test
     void aUserRemovedFromThePasswordFileGetsNoNewTokenAndTheirWriterFailsWithAnAuthError() throws Exception {
         SteppedClock clock = new SteppedClock();
