@@ -57,7 +57,7 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>On a server clock the test moves (every token expires at each step, {@value #DEFAULT_LIFETIMES} lifetimes by
  *       default): the segment store refuses the expired tokens, the client fetches new ones and carries on; every
  *       event is read once, in order per key.</li>
- *   <li>On the real clock with a short lifetime (1 s... {@code --token-lifetime}): the client refreshes before expiry
+ *   <li>On the real clock with a short lifetime (2 s, as {@code --token-lifetime 2s} gives): the client refreshes before expiry
  *       while a writer and a reader run for several lifetimes.</li>
  *   <li>A user removed from the password file, or whose rights shrank, while their client runs: the server reads
  *       the file again, their next token request is refused with a clear error, and their writer fails with an
