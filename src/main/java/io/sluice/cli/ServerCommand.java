@@ -115,8 +115,17 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--auth", paramLabel = "PASSWORD_FILE",
             description = "require Basic credentials from PASSWORD_FILE (UTF-8, lines "
                     + "user:pbkdf2-sha256$iterations$salt$hash:acl; at least one user) and delegation tokens on the "
-                    + "segment store")
+                    + "segment store; the file is read again when it changes, so removing a user or their rights "
+                    + "takes effect at their next token request")
     private Path passwordFile;
+
+    @Option(names = "--token-lifetime", paramLabel = "DURATION", defaultValue = "10m",
+            converter = ControllerOptions.DurationConverter.class,
+            description = "with --auth, how long the delegation tokens the controller hands out stay valid (whole "
+                    + "seconds, at least 1s; e.g. 30s, 5m); clients fetch new ones before they expire, and a user "
+                    + "removed from the password file keeps access through the tokens they hold for at most this "
+                    + "long (default: ${DEFAULT-VALUE}, as Pravega's controller)")
+    private java.time.Duration tokenLifetime;
 
     @Option(names = "--ready-file", paramLabel = "FILE", description = "once ready, write the controller URI to FILE (for scripts)")
     private Path readyFile;
@@ -211,6 +220,7 @@ final class ServerCommand implements Callable<Integer> {
             watermarkIntervalMillis = 10000;
             scaleWindow = java.time.Duration.ofMinutes(10);
             retentionInterval = java.time.Duration.ofMinutes(30);
+            tokenLifetime = java.time.Duration.ofMinutes(10);
             maxInflightBytes = 67108864;
             maxQueuedReplyBytes = 16777216;
             maxFrameBeforeAuth = 1048576;
@@ -223,7 +233,8 @@ final class ServerCommand implements Callable<Integer> {
                 case "--data-dir", "--host", "--advertised-host", "--controller-port", "--segment-store-port",
                      "--containers", "--snapshot-after", "--watermark-interval", "--scale-window",
                      "--retention-interval", "--max-inflight-bytes", "--max-queued-reply-bytes",
-                     "--max-frame-before-auth", "--auth", "--ready-file", "--tls-cert", "--tls-key" -> false;
+                     "--max-frame-before-auth", "--auth", "--token-lifetime", "--ready-file", "--tls-cert",
+                     "--tls-key" -> false;
                 default -> null;
             };
         }
@@ -261,6 +272,7 @@ final class ServerCommand implements Callable<Integer> {
                 case "--max-queued-reply-bytes" -> maxQueuedReplyBytes = Integer.parseInt(v);
                 case "--max-frame-before-auth" -> maxFrameBeforeAuth = Integer.parseInt(v);
                 case "--auth" -> passwordFile = Path.of(v);
+                case "--token-lifetime" -> tokenLifetime = Formats.parseDuration(v);
                 case "--ready-file" -> readyFile = Path.of(v);
                 case "--tls-cert" -> tlsCert = Path.of(v);
                 case "--tls-key" -> tlsKey = Path.of(v);
@@ -313,6 +325,11 @@ final class ServerCommand implements Callable<Integer> {
             b.retentionInterval(retentionInterval);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
+        }
+        try {
+            b.tokenLifetime(tokenLifetime);
+        } catch (IllegalArgumentException e) {
+            throw usage("--token-lifetime: " + e.getMessage());
         }
         if (storage.dataDir != null) {
             b.dataDir(storage.dataDir);

@@ -26,6 +26,7 @@ import io.sluice.server.auth.DelegationTokens;
 import io.sluice.server.controller.ControllerSettings;
 import io.sluice.server.controller.EmbeddedControllerService;
 import io.sluice.server.controller.PasswordFile;
+import io.sluice.server.controller.ReloadingPasswordFile;
 import io.sluice.wire.AuthTokenCheckFailed;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,14 +71,13 @@ public final class EmbeddedServer implements AutoCloseable {
         Thread warmUp = warmUp();
         // the configuration's files first: a bad certificate or password file fails before any recovery or bind
         SSLContext ssl = b.tls == null ? null : b.tls.sslContext();
-        PasswordFile users = b.passwordFile == null ? null : loadPasswordFile(b.passwordFile);
+        ReloadingPasswordFile users = b.passwordFile == null ? null : loadPasswordFile(b.passwordFile);
         StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
                 : openDataDir(b);
         this.store = opened.store();
         this.storage = opened.storage();
         DelegationTokens tokens = b.passwordFile == null ? null : b.tokens != null ? b.tokens
-                : new DelegationTokens(DelegationTokens.randomSecret(), DelegationTokens.DEFAULT_LIFETIME,
-                        java.time.Clock.systemUTC());
+                : new DelegationTokens(DelegationTokens.randomSecret(), b.tokenLifetime, java.time.Clock.systemUTC());
         TokenVerifier verifier = tokens == null ? TokenVerifier.ACCEPT_ALL : verifierOf(tokens);
         try {
             // the gRPC listener starts on another thread while the segment store's listener comes up here
@@ -164,10 +164,10 @@ public final class EmbeddedServer implements AutoCloseable {
      * @throws IllegalArgumentException if it is not UTF-8, holds a malformed line, or defines no user (a server
      *     nobody could use is refused rather than started)
      */
-    static PasswordFile loadPasswordFile(Path file) throws IOException {
-        PasswordFile users;
+    static ReloadingPasswordFile loadPasswordFile(Path file) throws IOException {
+        ReloadingPasswordFile users;
         try {
-            users = PasswordFile.load(file);
+            users = new ReloadingPasswordFile(file);
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalArgumentException("password file " + file + " is not UTF-8 text", e);
         } catch (IOException e) {
@@ -175,7 +175,7 @@ public final class EmbeddedServer implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
-        if (users.size() == 0) {
+        if (users.get().size() == 0) {
             throw new IllegalArgumentException("password file " + file + " defines no user, so nobody could use the "
                     + "server: add a line made by 'sluice server password-entry USER --acl ACL' (or "
                     + "PasswordFile.entry)");
@@ -214,14 +214,28 @@ public final class EmbeddedServer implements AutoCloseable {
     }
 
     static TokenVerifier verifierOf(DelegationTokens tokens) {
-        return (token, segment, write) -> {
-            try {
-                tokens.check(token, segment, write ? AccessLevel.READ_UPDATE : AccessLevel.READ);
-                return null;
-            } catch (TokenExpiredException e) {
-                return AuthTokenCheckFailed.ErrorCode.TOKEN_EXPIRED;
-            } catch (AuthenticationException | AuthorizationException | IllegalArgumentException e) {
-                return AuthTokenCheckFailed.ErrorCode.TOKEN_CHECK_FAILED;
+        return new TokenVerifier() {
+            @Override
+            public AuthTokenCheckFailed.ErrorCode check(String token, String segment, boolean write) {
+                try {
+                    tokens.check(token, segment, write ? AccessLevel.READ_UPDATE : AccessLevel.READ);
+                    return null;
+                } catch (TokenExpiredException e) {
+                    return AuthTokenCheckFailed.ErrorCode.TOKEN_EXPIRED;
+                } catch (AuthenticationException | AuthorizationException | IllegalArgumentException e) {
+                    return AuthTokenCheckFailed.ErrorCode.TOKEN_CHECK_FAILED;
+                }
+            }
+
+            @Override
+            public java.util.function.BooleanSupplier expiry(String token) {
+                DelegationTokens.Claims claims;
+                try {
+                    claims = tokens.verify(token);
+                } catch (RuntimeException e) {
+                    return () -> true;   // not valid (any more): the session it set up must not go on
+                }
+                return () -> tokens.expired(claims);
             }
         };
     }
@@ -332,6 +346,7 @@ public final class EmbeddedServer implements AutoCloseable {
         private int segmentStorePort;
         private int containers = 1;
         private Path passwordFile;
+        private Duration tokenLifetime = DelegationTokens.DEFAULT_LIFETIME;
         private long snapshotAfterBytes = DurableSegmentStore.SNAPSHOT_AFTER_BYTES;
         private ServerTls tls;
         private ServerLimits limits = ServerLimits.DEFAULTS;
@@ -467,7 +482,9 @@ public final class EmbeddedServer implements AutoCloseable {
 
         /**
          * Turns authentication on: controller calls need Basic credentials from {@code file} (see
-         * {@link PasswordFile}), segment-store commands need the controller's delegation tokens.
+         * {@link PasswordFile}), segment-store commands need the controller's delegation tokens. The file is read
+         * again when it changes ({@link ReloadingPasswordFile}): a user removed from it, or whose rights shrank, gets
+         * no new token from their next controller call on.
          *
          * @return this
          */
@@ -477,9 +494,29 @@ public final class EmbeddedServer implements AutoCloseable {
         }
 
         /**
+         * With authentication on, how long the delegation tokens the controller hands out stay valid (default
+         * {@link DelegationTokens#DEFAULT_LIFETIME}, 10 minutes, as Pravega's
+         * {@code controller.security.auth.delegationToken.ttl.seconds}). Clients fetch a new one before it expires.
+         * A user removed from the password file keeps access through the tokens they hold for at most this long.
+         *
+         * @param lifetime at least one second, whole seconds (tokens carry their expiry in seconds)
+         * @return this
+         * @throws IllegalArgumentException if {@code lifetime} is shorter than a second or not whole seconds
+         */
+        public Builder tokenLifetime(Duration lifetime) {
+            Objects.requireNonNull(lifetime, "lifetime");
+            if (lifetime.compareTo(Duration.ofSeconds(1)) < 0 || lifetime.toNanosPart() != 0) {
+                throw new IllegalArgumentException("the delegation token lifetime must be whole seconds, at least 1 s,"
+                        + " not " + lifetime.toString().substring(2).toLowerCase(java.util.Locale.ROOT));
+            }
+            this.tokenLifetime = lifetime;
+            return this;
+        }
+
+        /**
          * With authentication on, signs and checks delegation tokens with {@code delegationTokens} instead of a
-         * random secret, {@link DelegationTokens#DEFAULT_LIFETIME} and the system clock: for tests that mint tokens
-         * of their own (expired, forged, for other streams).
+         * random secret, the {@link #tokenLifetime} and the system clock: for tests that mint tokens of their own
+         * (expired, forged, for other streams) or run the tokens' clock.
          *
          * @return this
          */

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 import io.sluice.common.Threads;
 import io.sluice.wire.AppendStreamDecoder;
@@ -107,6 +108,8 @@ final class ServerConnection implements ReplySink {
     private boolean authenticated;
     /** Last event number acknowledged on this connection, per writer (read and written by reply callbacks). */
     private final ConcurrentHashMap<UUID, Long> lastAcked = new ConcurrentHashMap<>();
+    /** Read on the reader thread only: whether the token each append session was set up with has expired. */
+    private final java.util.HashMap<WriterOnSegment, BooleanSupplier> sessionExpiries = new java.util.HashMap<>();
     private final Set<String> transients = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
@@ -280,6 +283,10 @@ final class ServerConnection implements ReplySink {
         return new Partial(buf, at);
     }
 
+    /** An append session's key. */
+    private record WriterOnSegment(UUID writerId, String segment) {
+    }
+
     /** The start of a payload: a buffer and how many of its bytes are filled. */
     private record Partial(byte[] buf, int filled) {
     }
@@ -310,9 +317,16 @@ final class ServerConnection implements ReplySink {
         if (!(command instanceof Request request)) {
             throw new ProtocolViolation("a client sent a reply: " + command.type());
         }
-        if (request instanceof SetupAppend s && !appends.blockOpen()
-                && !authorized(s.requestId(), s.delegationToken(), s.segment(), true)) {
-            return; // refused: the writer is not registered, so its appends close the connection
+        if (request instanceof SetupAppend s && !appends.blockOpen()) {
+            if (!authorized(s.requestId(), s.delegationToken(), s.segment(), true)) {
+                return; // refused: the writer is not registered, so its appends close the connection
+            }
+            BooleanSupplier expiry = tokens.expiry(s.delegationToken());
+            if (expiry != TokenVerifier.NEVER) {
+                sessionExpiries.put(new WriterOnSegment(s.writerId(), s.segment()), expiry);
+            } else if (!sessionExpiries.isEmpty()) {
+                sessionExpiries.remove(new WriterOnSegment(s.writerId(), s.segment()));
+            }
         }
         AppendStreamDecoder.Append append = appends.accept(request);
         if (append != null) {
@@ -497,7 +511,18 @@ final class ServerConnection implements ReplySink {
     }
 
     private void append(AppendStreamDecoder.Append a) throws InterruptedException {
-        // appends were authorised by their writer's SetupAppend, as on a real segment store
+        // appends were authorised by their writer's SetupAppend, as on a real segment store; once the token of that
+        // SetupAppend has expired, the connection is closed (as Pravega's does): the writer connects again and sets up
+        // with a new token, which a revoked user cannot get
+        if (!sessionExpiries.isEmpty()) {
+            BooleanSupplier expired = sessionExpiries.get(new WriterOnSegment(a.writerId(), a.segment()));
+            if (expired != null && expired.getAsBoolean()) {
+                LOG.info("closing connection from {}: the delegation token writer {} set up its appends to {} with"
+                        + " has expired", peer, a.writerId(), WireText.abbreviate(a.segment()));
+                close();
+                return;
+            }
+        }
         int bytes = Math.min(limits.maxInflightBytes(), a.data().remaining());
         inflight.acquire(bytes);
         long expected = a.conditional() ? a.expectedOffset() : ContainerOp.Append.UNCONDITIONAL;

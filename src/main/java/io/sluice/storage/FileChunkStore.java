@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -26,6 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * overlap. Each process starts a new chunk for an owner the first time it writes to it and never appends to chunks
  * written before: a crash can leave unwritten holes or a torn end in old chunks, but only in ranges whose write never
  * returned, which nothing refers to.
+ *
+ * <p><b>A failed fsync.</b> After a failed {@code fsync} the kernel may have dropped the dirty pages of the file and
+ * reports the error only once (PostgreSQL's "fsyncgate"): a write whose force fails fails, and so does every write of
+ * the same owner that was in flight meanwhile, even if its own force then succeeds; the next write starts a new
+ * chunk file. Nothing refers to the ranges of failed writes.
  *
  * <p>Thread-safe.
  */
@@ -90,13 +96,24 @@ final class FileChunkStore implements ChunkStore {
             return ref;
         }
         FileChannel ch = o.channel(chunk, true);
+        long failedForcesBefore = o.failedForces.get();
         try {
             FileUtil.writeFully(ch, src, offset);
             if (durability == Durability.FSYNC) {
                 ch.force(true);
             }
         } catch (IOException e) {
+            if (durability == Durability.FSYNC) {
+                o.forceFailed(chunk);
+            }
             throw new StorageException("cannot write " + length + " bytes to " + chunkFile(owner, chunk) + ": " + e, e);
+        }
+        if (o.failedForces.get() != failedForcesBefore) {
+            // another writer's fsync of this owner failed meanwhile: the kernel may have dropped our pages with its,
+            // and it reports that failure once, so our own fsync succeeding proves nothing
+            throw new StorageException("cannot write " + length + " bytes to " + chunkFile(owner, chunk)
+                    + ": an fsync of the owner's chunks failed while they were being written, so they may not be on"
+                    + " disk");
         }
         return ref;
     }
@@ -142,7 +159,7 @@ final class FileChunkStore implements ChunkStore {
         }
         try {
             Files.deleteIfExists(dir);
-            FileUtil.fsyncDirectory(root);
+            FileUtil.fsyncDirectoryQuietly(files, root);
         } catch (IOException e) {
             throw new StorageException("cannot delete " + dir + ": " + e, e);
         }
@@ -218,6 +235,8 @@ final class FileChunkStore implements ChunkStore {
         /** Guarded by {@code lock}. */
         long nextChunk;
         final ConcurrentHashMap<Long, CompletableFuture<FileChannel>> channels = new ConcurrentHashMap<>();
+        /** How many forces of this owner's chunks failed: a write that sees it change did not become durable. */
+        final AtomicLong failedForces = new AtomicLong();
 
         Owner(long id, Path dir, long firstFreeChunk) {
             this.id = id;
@@ -241,7 +260,12 @@ final class FileChunkStore implements ChunkStore {
                             ch = files.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                                     StandardOpenOption.WRITE);
                             if (durability == Durability.FSYNC) {
-                                FileUtil.fsyncDirectory(dir);
+                                try {
+                                    FileUtil.fsyncDirectory(files, dir);
+                                } catch (IOException e) {
+                                    ch.close();
+                                    throw e;
+                                }
                             }
                         } else {
                             ch = files.open(file, StandardOpenOption.READ);
@@ -263,6 +287,19 @@ final class FileChunkStore implements ChunkStore {
                     throw re;
                 }
                 throw e;
+            }
+        }
+
+        /** After a failed force of {@code chunk}: counts it and has the next write start a new chunk file. */
+        void forceFailed(long chunk) {
+            lock.lock();
+            try {
+                failedForces.incrementAndGet();
+                if (currentChunk == chunk) {
+                    currentChunk = -1;
+                }
+            } finally {
+                lock.unlock();
             }
         }
 

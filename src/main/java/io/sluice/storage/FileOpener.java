@@ -6,9 +6,10 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 
 /**
- * Opens the files {@link LocalStorage} keeps data in: write logs, chunk files and snapshots (lock files and
- * directories are opened directly). {@link #DEFAULT} is {@link FileChannel#open(Path, OpenOption...)}; tests pass one
- * whose channels fail the way a full disk does, to check that the storage and the server recover.
+ * Opens the files {@link LocalStorage} keeps data in: write logs, chunk files and snapshots, and the directories it
+ * forces after creating or renaming a file in them (lock files are opened directly). {@link #DEFAULT} is
+ * {@link FileChannel#open(Path, OpenOption...)}; tests pass one whose channels fail the way a full disk or a failing
+ * {@code fsync} does, to check that the storage and the server recover.
  */
 @FunctionalInterface
 public interface FileOpener {

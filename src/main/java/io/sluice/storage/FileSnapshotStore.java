@@ -121,7 +121,9 @@ final class FileSnapshotStore implements SnapshotService {
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             renamed = true;
-            FileUtil.fsyncDirectory(dir);
+            // a snapshot whose directory entry may not survive a crash must not be taken as stored: the caller
+            // would delete the logs it covers (the file itself is whole, and a later snapshot replaces it)
+            FileUtil.fsyncDirectory(files, dir);
         } catch (IOException e) {
             throw new StorageException("cannot write snapshot " + file + ": " + e, e);
         } finally {
@@ -145,7 +147,7 @@ final class FileSnapshotStore implements SnapshotService {
         Path file = snapshotFile(bucket, key, version);
         try {
             if (Files.deleteIfExists(file)) {
-                FileUtil.fsyncDirectory(file.getParent());
+                FileUtil.fsyncDirectoryQuietly(files, file.getParent());
             }
         } catch (IOException e) {
             throw new StorageException("cannot delete snapshot " + file + ": " + e, e);

@@ -17,14 +17,35 @@ final class FileUtil {
     }
 
     /**
-     * Forces a directory's entries (a created, renamed or deleted file) to disk. Best effort: some platforms cannot
-     * open a directory; there the failure is logged at DEBUG and ignored.
+     * Forces a directory's entries (a created or renamed file) to disk, so that the file is found after a crash. A
+     * platform that cannot open a directory (the open fails) is skipped, logged at DEBUG; but a directory that opens
+     * and then fails to force is an error: the new entry may be lost, and what it holds must not be acknowledged.
+     *
+     * @throws IOException if forcing the opened directory failed
      */
-    static void fsyncDirectory(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
+    static void fsyncDirectory(FileOpener files, Path dir) throws IOException {
+        FileChannel ch;
+        try {
+            ch = files.open(dir, StandardOpenOption.READ);
         } catch (IOException e) {
-            LOG.debug("cannot fsync directory {}: {}", dir, e.toString());
+            LOG.debug("cannot open directory {} to fsync it: {}", dir, e.toString());
+            return;
+        }
+        try (ch) {
+            ch.force(true);
+        }
+    }
+
+    /**
+     * Forces a directory's entries after a file was deleted. Best effort: a deletion that a crash undoes leaves a
+     * file that nothing needs (an obsolete log or snapshot, the chunks of a deleted segment), so failures are logged
+     * and ignored.
+     */
+    static void fsyncDirectoryQuietly(FileOpener files, Path dir) {
+        try {
+            fsyncDirectory(files, dir);
+        } catch (IOException e) {
+            LOG.warn("cannot fsync directory {} after deleting from it: {}", dir, e.toString());
         }
     }
 

@@ -224,7 +224,7 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         Path file = h.dir.resolve(LogFormat.fileName(version));
         try {
             if (Files.deleteIfExists(file) && durability == Durability.FSYNC) {
-                FileUtil.fsyncDirectory(h.dir);
+                FileUtil.fsyncDirectoryQuietly(files, h.dir);
                 fsyncs.increment();
             }
         } catch (IOException e) {
@@ -510,6 +510,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         private StorageException failure;
         /** Whether {@link #open} completed (the header is written or checked, a torn tail truncated). */
         private boolean opened;
+        /** Whether this log created its file and has not yet forced the directory entry (kept across a failed open). */
+        private boolean directoryUnsynced;
         private long end;
 
         OpenLog(Held owner, long version) {
@@ -583,8 +585,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
                 end = LogFormat.HEADER_BYTES;
                 if (durability == Durability.FSYNC) {
                     channel.force(true);
-                    FileUtil.fsyncDirectory(owner.dir);
-                    fsyncs.add(2);
+                    fsyncs.increment();
+                    directoryUnsynced = true;
                 }
             } else {
                 checkHeader(channel, file);
@@ -603,6 +605,13 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
                     }
                     droppedTailBytes.add(size - end);
                 }
+            }
+            if (directoryUnsynced) {
+                // the new file's directory entry: until it is durable nothing in the file is (a failure here fails
+                // the appends, and the log's repair opens it again and retries this)
+                FileUtil.fsyncDirectory(files, owner.dir);
+                fsyncs.increment();
+                directoryUnsynced = false;
             }
             channel.position(end);
             readableLength = end;

@@ -71,6 +71,7 @@ class QuickOptionsTest {
             {"--watermark-interval", "0", "--max-inflight-bytes", "1024", "--max-queued-reply-bytes=2048",
                 "--max-frame-before-auth", "4096", "--verbose"},
             {"--auth", "passwords.txt", "--ready-file", "ready", "--tls-cert", "c.pem", "--tls-key=k.pem"},
+            {"--auth", "passwords.txt", "--token-lifetime", "30s"},
             {"--host=", "--ready-file", "r=s"},
             {"--scale-window", "2s", "--advertised-host", "sluice.example", "--retention-interval=90s"},
         };

@@ -155,6 +155,24 @@ class ServerCommandTest {
     }
 
     @Test
+    void aTokenLifetimeBelowOneSecondOrNotWholeSecondsIsAUsageError() {
+        for (String bad : new String[] {"500ms", "1500ms", "0s"}) {
+            Run run = server("--token-lifetime", bad);
+            assertThat(run.status()).as(bad).isEqualTo(2);
+            assertThat(run.err()).as(bad).startsWith("sluice server: --token-lifetime: the delegation token lifetime"
+                    + " must be whole seconds, at least 1 s").doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void helpDescribesTheTokenLifetimeAndThatThePasswordFileIsReadAgain() {
+        Run run = run("", "server", "--help");
+        assertThat(run.status()).isZero();
+        assertThat(run.out().replaceAll("\\s+", " ")).contains("--token-lifetime=DURATION",
+                "how long the delegation tokens", "(default: 10m", "read again when it changes");
+    }
+
+    @Test
     void unusableDataDirectoryIsOneLine() throws IOException {
         Path file = Files.writeString(dir.resolve("a-file"), "x");
         Path under = file.resolve("data");

@@ -72,6 +72,14 @@ public final class DelegationTokens {
         return secret;
     }
 
+    /**
+     * @param claims the claims of a token {@link #verify} accepted
+     * @return whether the token has expired since, by this instance's clock (no signature check: cheap)
+     */
+    public boolean expired(Claims claims) {
+        return clock.millis() / 1000 >= claims.expiresAtSeconds();
+    }
+
     /** @return how long a token created now stays valid */
     public Duration lifetime() {
         return lifetime;

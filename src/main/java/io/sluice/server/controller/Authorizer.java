@@ -22,10 +22,10 @@ final class Authorizer {
      */
     static final AccessLevel READER_GROUP_CHANGE = AccessLevel.READ;
 
-    private final PasswordFile users;
+    private final java.util.function.Supplier<PasswordFile> users;
 
     /** @param users the users, or null with authentication off */
-    Authorizer(PasswordFile users) {
+    Authorizer(java.util.function.Supplier<PasswordFile> users) {
         this.users = users;
     }
 

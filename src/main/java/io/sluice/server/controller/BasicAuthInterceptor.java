@@ -28,7 +28,9 @@ import io.grpc.Status;
  * (everywhere but {@code getControllerServerList}).
  *
  * <p>Successful checks are cached by a hash of the header, so PBKDF2 runs once per distinct credential (the cache is
- * cleared when it reaches {@value #CACHE_LIMIT} entries). Thread-safe.
+ * cleared when it reaches {@value #CACHE_LIMIT} entries); a cached check counts only while the users it was made
+ * against are still the current ones, so a user removed from a reloaded password file, or whose rights changed, is
+ * checked again on their next call. Thread-safe.
  */
 public final class BasicAuthInterceptor implements ServerInterceptor {
     /** The authenticated caller of the current call; absent when authentication is off. */
@@ -47,14 +49,31 @@ public final class BasicAuthInterceptor implements ServerInterceptor {
     record Principal(String user, AccessControlList acl) {
     }
 
-    private final PasswordFile users;
-    private final ConcurrentHashMap<String, Principal> verified = new ConcurrentHashMap<>();
+    /** A successful check and the users it was made against: valid while those are still the current ones. */
+    private record Verified(PasswordFile users, Principal principal) {
+    }
+
+    private final java.util.function.Supplier<PasswordFile> users;
+    private final ConcurrentHashMap<String, Verified> verified = new ConcurrentHashMap<>();
 
     /**
      * @param users who may call
      */
     public BasicAuthInterceptor(PasswordFile users) {
+        this(supplierOf(users));
+    }
+
+    /**
+     * @param users who may call, asked on every call (a {@link ReloadingPasswordFile} changes them when the file
+     *     changes: checks cached against the old users are then made again)
+     */
+    public BasicAuthInterceptor(java.util.function.Supplier<PasswordFile> users) {
         this.users = Objects.requireNonNull(users, "users");
+    }
+
+    private static java.util.function.Supplier<PasswordFile> supplierOf(PasswordFile users) {
+        Objects.requireNonNull(users, "users");
+        return () -> users;
     }
 
     /**
@@ -92,10 +111,11 @@ public final class BasicAuthInterceptor implements ServerInterceptor {
     }
 
     private Optional<Principal> authenticate(String header) {
+        PasswordFile now = users.get();
         String cacheKey = sha256(header);
-        Principal cached = verified.get(cacheKey);
-        if (cached != null) {
-            return Optional.of(cached);
+        Verified cached = verified.get(cacheKey);
+        if (cached != null && cached.users() == now) {
+            return Optional.of(cached.principal());
         }
         String value = header.strip();
         int space = value.indexOf(' ');
@@ -114,13 +134,16 @@ public final class BasicAuthInterceptor implements ServerInterceptor {
             return Optional.empty();
         }
         String user = decoded.substring(0, colon);
-        Optional<Principal> principal = users.authenticate(user, decoded.substring(colon + 1).toCharArray())
+        Optional<Principal> principal = now.authenticate(user, decoded.substring(colon + 1).toCharArray())
                 .map(acl -> new Principal(user, acl));
+        if (principal.isEmpty()) {
+            verified.remove(cacheKey);
+        }
         principal.ifPresent(p -> {
             if (verified.size() >= CACHE_LIMIT) {
                 verified.clear();
             }
-            verified.put(cacheKey, p);
+            verified.put(cacheKey, new Verified(now, p));
         });
         return principal;
     }

@@ -107,7 +107,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
     private final ControllerCore core;
     private final SerialExecutors executors;
     private final ControllerStore store;
-    private final PasswordFile users;
+    private final java.util.function.Supplier<PasswordFile> users;
     private final ControllerTimers timers;
     private final ScopeStreamHandlers scopes;
     private final SegmentScaleHandlers segments;
@@ -156,7 +156,7 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
         private final ControllerSettings settings;
         private ControllerStore store = new InMemoryControllerStore();
         private Clock clock = Clock.systemUTC();
-        private PasswordFile users;
+        private java.util.function.Supplier<PasswordFile> users;
         private DelegationTokens tokens;
         private Duration retentionInterval = Retention.DEFAULT_INTERVAL;
 
@@ -182,6 +182,16 @@ public final class EmbeddedControllerService extends ControllerServiceGrpc.Contr
          * access control lists, delegation tokens signed by {@code delegationTokens}.
          */
         public Builder auth(PasswordFile passwordFile, DelegationTokens delegationTokens) {
+            Objects.requireNonNull(passwordFile, "passwordFile");
+            return auth(() -> passwordFile, delegationTokens);
+        }
+
+        /**
+         * As {@link #auth(PasswordFile, DelegationTokens)}, with users that may change while the controller runs
+         * (e.g. a {@link ReloadingPasswordFile}): every authenticated call asks {@code passwordFile} for them.
+         */
+        public Builder auth(java.util.function.Supplier<PasswordFile> passwordFile,
+                            DelegationTokens delegationTokens) {
             this.users = Objects.requireNonNull(passwordFile, "passwordFile");
             this.tokens = Objects.requireNonNull(delegationTokens, "delegationTokens");
             return this;
