@@ -67,11 +67,19 @@ class TlsEndToEndTest {
 
     @BeforeAll
     static void certificates() throws Exception {
-        ca = TestCa.create(dir, "trusted");
-        otherCa = TestCa.create(dir, "other");
-        server = ca.issue("server", "localhost", "dns:localhost,ip:127.0.0.1");
-        localhostOnly = ca.issue("localhost-only", "localhost", "dns:localhost");
-        relayIdentity = otherCa.issue("relay", "127.0.0.2", "ip:127.0.0.2");
+        // keytool is a JVM start per step: the independent steps at once
+        try (var exec = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            var trusted = exec.submit(() -> TestCa.create(dir, "trusted"));
+            var other = exec.submit(() -> TestCa.create(dir, "other"));
+            ca = trusted.get();
+            otherCa = other.get();
+            var s = exec.submit(() -> ca.issue("server", "localhost", "dns:localhost,ip:127.0.0.1"));
+            var l = exec.submit(() -> ca.issue("localhost-only", "localhost", "dns:localhost"));
+            var r = exec.submit(() -> otherCa.issue("relay", "127.0.0.2", "ip:127.0.0.2"));
+            server = s.get();
+            localhostOnly = l.get();
+            relayIdentity = r.get();
+        }
     }
 
     private static ClientConfig.Builder config(String controllerUri) {
