@@ -254,6 +254,10 @@ class SoakTest {
                     assertThat(txnEventsRead).as("events of aborted transactions").doesNotContainKey(txn);
                 }
                 checkTable(client, lastValues, lastVersions);
+                System.out.printf(Locale.ROOT, "soak: checked %d events read once and in order (%d by %d writers, %d "
+                                + "in %d committed transactions), %d aborted transactions absent, %d conditional "
+                                + "table updates%n", read.sum(), written.sum(), WRITERS,
+                        (long) committed.size() * TXN_EVENTS, committed.size(), aborted.size(), tableUpdates.sum());
             }
 
             // the client is closed: the server has no connection left, and no client thread runs
