@@ -102,7 +102,7 @@ class SoakTest {
     /** One row of the samples table. */
     record Sample(double seconds, double writtenPerSecond, double readPerSecond, long txns, double tableUpdatesPerSecond,
                   long heapAfterGcBytes, int liveThreads, long virtualThreads, int connections, int fds,
-                  LatencyHistogram latency) {
+                  LatencyHistogram latency, java.util.SortedMap<Integer, String> fdTargets) {
         String row() {
             return String.format(Locale.ROOT, "%7.1f %10.0f %10.0f %5d %8.0f %9.1f %7d %8d %5d %5d %8.2f %8.2f",
                     seconds, writtenPerSecond, readPerSecond, txns, tableUpdatesPerSecond, heapAfterGcBytes / 1048576.0,
@@ -213,7 +213,7 @@ class SoakTest {
                     samples.add(new Sample((now - start) / 1e9, (w - lastWritten) / dt, (r - lastRead) / dt,
                             committed.size() + aborted.size(), (u - lastUpdates) / dt, heap,
                             ManagementFactory.getThreadMXBean().getThreadCount(), counts.virtualThreads(),
-                            counts.connections(), counts.fds().size(), latencies));
+                            counts.connections(), counts.fds().size(), latencies, counts.fds()));
                     last = now;
                     lastWritten = w;
                     lastRead = r;
@@ -478,7 +478,12 @@ class SoakTest {
                 .isLessThanOrEqualTo(firstVirtual + MAX_THREAD_GROWTH);
         assertThat(lastConnections).as("segment-store connections in the last third against the first")
                 .isLessThanOrEqualTo(firstConnections);
-        assertThat(lastFds).as("open file descriptors in the last third against the first")
+        java.util.SortedMap<Integer, String> firstTargets = first.getLast().fdTargets();
+        List<String> opened = lastThird.getLast().fdTargets().entrySet().stream()
+                .filter(e -> !e.getValue().equals(firstTargets.get(e.getKey())))
+                .map(e -> e.getValue().replaceAll("^.*/data/", "")).sorted().toList();
+        System.out.println("soak: descriptors open at the end and not at the end of the first third: " + opened);
+        assertThat(lastFds).as("open file descriptors in the last third against the first; new: %s", opened)
                 .isLessThanOrEqualTo(firstFds + MAX_FD_GROWTH);
         assertThat(lastP99).as("p99 (µs) of awaited writes in the last third against the first (%s µs)", firstP99)
                 .isLessThanOrEqualTo((long) (firstP99 * MAX_P99_RATIO) + P99_MARGIN_MILLIS * 1000);
