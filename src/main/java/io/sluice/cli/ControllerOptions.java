@@ -80,6 +80,12 @@ final class ControllerOptions {
                     + "an error with a plain tcp:// or pravega:// controller")
     Path trustStore;
 
+    @Option(names = "--no-validate-hostname", order = 103,
+            description = "for tls:// and pravegas://: accept a server certificate that does not name the host "
+                    + "connected to (the chain is still checked against the trust store); host names are verified "
+                    + "by default")
+    boolean noValidateHostname;
+
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s", order = 104,
             converter = DurationConverter.class,
             description = "give up after this long, retries included (e.g. 500ms, 30s, 2m; default: ${DEFAULT-VALUE})")
@@ -124,11 +130,15 @@ final class ControllerOptions {
             throw new IllegalArgumentException("--trust-store applies to TLS only, but " + uriSource + " is "
                     + uriText + " (plain TCP): use a tls:// or pravegas:// URI, or leave out --trust-store");
         }
+        if (noValidateHostname && !uri.tls()) {
+            throw new IllegalArgumentException("--no-validate-hostname applies to TLS only, but " + uriSource
+                    + " is " + uriText + " (plain TCP): use a tls:// or pravegas:// URI, or leave it out");
+        }
         if (timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("--timeout must be positive: " + timeout);
         }
         ControllerClientConfig.Builder b = ControllerClientConfig.builder(uri).trustStore(trustStore)
-                .operationTimeout(timeout)
+                .validateHostname(!noValidateHostname).operationTimeout(timeout)
                 .rpcTimeout(timeout.compareTo(ControllerClientConfig.DEFAULT_RPC_TIMEOUT) < 0 ? timeout
                         : ControllerClientConfig.DEFAULT_RPC_TIMEOUT);
         String name = user != null ? user : env.apply(ENV_USER);

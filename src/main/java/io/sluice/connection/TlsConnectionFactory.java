@@ -3,18 +3,23 @@ package io.sluice.connection;
 import java.io.IOException;
 import java.net.Socket;
 import java.util.Objects;
+import java.util.Optional;
 
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 
+import io.sluice.common.Certificates;
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
+import io.sluice.errors.CertificateRejectedException;
 
 /**
  * TLS connections to segment stores ({@code tls://}), with the JDK's {@link SSLSocket}: the server certificate is
  * checked against the configured trust store and, unless turned off, must name the host. The handshake is done
- * before Hello, within the connect deadline. Thread-safe.
+ * before Hello, within the connect deadline. A refused certificate fails the connection with a
+ * {@link CertificateRejectedException} (not retried); other handshake failures are retriable connection failures.
+ * Thread-safe.
  */
 public final class TlsConnectionFactory extends TcpConnectionFactory {
     private final TlsConfig tls;
@@ -41,7 +46,18 @@ public final class TlsConnectionFactory extends TcpConnectionFactory {
         ssl.setSSLParameters(params);
         ssl.setUseClientMode(true);
         ssl.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, deadline.remaining().toMillis())));
-        ssl.startHandshake();
+        try {
+            ssl.startHandshake();
+        } catch (IOException e) {
+            // a certificate the client refuses stays refused: say so at once rather than retrying a configuration
+            Optional<String> refused = Certificates.rejection(e);
+            if (refused.isPresent()) {
+                throw new CertificateRejectedException("the TLS certificate of segment store " + endpoint
+                        + " was refused: " + refused.get() + " (" + Certificates.trusted(tls.trustStore())
+                        + (tls.verifyHostname() ? ", host names verified" : ", host names not verified") + ")", e);
+            }
+            throw e;
+        }
         ssl.setSoTimeout(0);
         return ssl;
     }

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.sluice.auth.AccessOperation;
+import io.sluice.common.Certificates;
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.controller.grpc.v1.ContinuationToken;
@@ -44,6 +45,7 @@ import io.sluice.controller.grpc.v1.StreamsInScopeWithTagRequest;
 import io.sluice.controller.grpc.v1.SubscriberStreamCut;
 import io.sluice.controller.grpc.v1.TimestampFromWriter;
 import io.sluice.controller.grpc.v1.TxnRequest;
+import io.sluice.errors.CertificateRejectedException;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.stream.KeyRange;
@@ -166,6 +168,16 @@ public final class GrpcControllerClient implements ControllerClient {
             try {
                 return invocation.apply(stub.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS));
             } catch (StatusRuntimeException e) {
+                // gRPC reports a refused certificate as UNAVAILABLE ("io exception"), which would be retried until
+                // the deadline and then name neither the controller nor the certificate
+                java.util.Optional<String> refused = Certificates.rejection(e);
+                if (refused.isPresent()) {
+                    throw new CertificateRejectedException(what + ": the TLS certificate of the controller at "
+                            + config.controllerUri() + " was refused: " + refused.get() + " ("
+                            + Certificates.trusted(config.trustStore().orElse(null))
+                            + (config.validateHostname() ? ", host names verified" : ", host names not verified")
+                            + ")", e);
+                }
                 RuntimeException mapped = ProtoMapper.toException(e, what, notFound);
                 LOG.debug("{}", mapped.getMessage());
                 if (mapped instanceof ConnectionFailedException) {

@@ -2,6 +2,8 @@ package io.sluice.storage;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -33,10 +36,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * the same owner that was in flight meanwhile, even if its own force then succeeds; the next write starts a new
  * chunk file. Nothing refers to the ranges of failed writes.
  *
+ * <p>An owner keeps at most {@value #MAX_OPEN_PER_OWNER} chunk files open, the least recently used closed first
+ * (never the one being written); a read or write whose channel was closed under it (by that limit, or by an
+ * interrupt of another thread using it) forgets it and tries again on a new one: positional reads and whole
+ * positional writes of immutable ranges can be repeated.
+ *
  * <p>Thread-safe.
  */
 final class FileChunkStore implements ChunkStore {
     static final String SUFFIX = ".chunk";
+    /**
+     * Chunk files an owner keeps open at most (the one being written among them): a segment's older chunks are
+     * reopened when read. Without a limit every chunk ever written stayed open, one descriptor per 64 MiB of data.
+     */
+    static final int MAX_OPEN_PER_OWNER = 4;
+    /** Tries of one read or write whose channel the limit closed under it, before giving up. */
+    private static final int MAX_ATTEMPTS_ON_CLOSED = 5;
+    /** Orders the uses of channels, so the least recently used ones are closed first. */
+    private final AtomicLong uses = new AtomicLong();
 
     private final Path root;
     private final Durability durability;
@@ -74,8 +91,7 @@ final class FileChunkStore implements ChunkStore {
     public ChunkRef write(long owner, ByteBuffer data) {
         checkOwner(owner);
         Objects.requireNonNull(data, "data");
-        ByteBuffer src = data.duplicate();
-        int length = src.remaining();
+        int length = data.remaining();
         Owner o = owner(owner);
         long chunk;
         long offset;
@@ -95,18 +111,29 @@ final class FileChunkStore implements ChunkStore {
         if (length == 0) {
             return ref;
         }
-        FileChannel ch = o.channel(chunk, true);
         long failedForcesBefore = o.failedForces.get();
-        try {
-            FileUtil.writeFully(ch, src, offset);
-            if (durability == Durability.FSYNC) {
-                ch.force(true);
+        for (int attempt = 1; ; attempt++) {
+            FileChannel ch = o.channel(chunk, true);
+            try {
+                // positional and whole: a write redone on a reopened channel writes the same bytes at the same place
+                FileUtil.writeFully(ch, data.duplicate(), offset);
+                if (durability == Durability.FSYNC) {
+                    ch.force(true);
+                }
+                break;
+            } catch (ClosedChannelException e) {
+                o.forget(chunk, ch);
+                if (e instanceof ClosedByInterruptException || attempt >= MAX_ATTEMPTS_ON_CLOSED) {
+                    throw new StorageException("cannot write " + length + " bytes to " + chunkFile(owner, chunk)
+                            + ": " + e, e);
+                }
+                // closed by the limit on open chunk files while this write was on it: again on a fresh channel
+            } catch (IOException e) {
+                if (durability == Durability.FSYNC) {
+                    o.forceFailed(chunk);
+                }
+                throw new StorageException("cannot write " + length + " bytes to " + chunkFile(owner, chunk) + ": " + e, e);
             }
-        } catch (IOException e) {
-            if (durability == Durability.FSYNC) {
-                o.forceFailed(chunk);
-            }
-            throw new StorageException("cannot write " + length + " bytes to " + chunkFile(owner, chunk) + ": " + e, e);
         }
         if (o.failedForces.get() != failedForcesBefore) {
             // another writer's fsync of this owner failed meanwhile: the kernel may have dropped our pages with its,
@@ -128,16 +155,31 @@ final class FileChunkStore implements ChunkStore {
         if (length == 0) {
             return dst;
         }
-        FileChannel ch = owner(ref.owner()).channel(ref.chunk(), false);
-        try {
-            if (!FileUtil.readFully(ch, dst, ref.offset() + offsetInRef)) {
-                throw new CorruptedDataException("chunk " + chunkFile(ref.owner(), ref.chunk())
-                        + " is shorter than " + ref + " says");
+        Owner o = owner(ref.owner());
+        for (int attempt = 1; ; attempt++) {
+            FileChannel ch = o.channel(ref.chunk(), false);
+            try {
+                if (!FileUtil.readFully(ch, dst.clear(), ref.offset() + offsetInRef)) {
+                    throw new CorruptedDataException("chunk " + chunkFile(ref.owner(), ref.chunk())
+                            + " is shorter than " + ref + " says");
+                }
+                return dst.flip();
+            } catch (ClosedChannelException e) {
+                o.forget(ref.chunk(), ch);
+                if (e instanceof ClosedByInterruptException || attempt >= MAX_ATTEMPTS_ON_CLOSED) {
+                    throw new StorageException("cannot read " + ref + ": " + e, e);
+                }
+                // closed by the limit on open chunk files while this read was on it: again on a fresh channel
+            } catch (IOException e) {
+                throw new StorageException("cannot read " + ref + ": " + e, e);
             }
-        } catch (IOException e) {
-            throw new StorageException("cannot read " + ref + ": " + e, e);
         }
-        return dst.flip();
+    }
+
+    /** @return the chunk files of {@code owner} open now (for tests) */
+    int openChannels(long owner) {
+        CompletableFuture<Owner> f = owners.get(owner);
+        return f == null || !f.isDone() || f.isCompletedExceptionally() ? 0 : f.join().openChannels();
     }
 
     @Override
@@ -237,6 +279,8 @@ final class FileChunkStore implements ChunkStore {
         final ConcurrentHashMap<Long, CompletableFuture<FileChannel>> channels = new ConcurrentHashMap<>();
         /** How many forces of this owner's chunks failed: a write that sees it change did not become durable. */
         final AtomicLong failedForces = new AtomicLong();
+        /** When each open chunk was last used (a tick of {@code uses}). */
+        final ConcurrentHashMap<Long, Long> lastUse = new ConcurrentHashMap<>();
 
         Owner(long id, Path dir, long firstFreeChunk) {
             this.id = id;
@@ -244,8 +288,13 @@ final class FileChunkStore implements ChunkStore {
             this.nextChunk = firstFreeChunk;
         }
 
-        /** Opens (once; concurrent callers wait for the first) a chunk's channel. */
+        /**
+         * Opens (once; concurrent callers wait for the first) a chunk's channel. Opening one beyond
+         * {@link #MAX_OPEN_PER_OWNER} closes the least recently used others, except the chunk being written; a read or
+         * write that was on a channel closed so retries on a new one.
+         */
         FileChannel channel(long chunk, boolean create) {
+            lastUse.put(chunk, uses.incrementAndGet());
             CompletableFuture<FileChannel> f = channels.get(chunk);
             if (null == f) {
                 CompletableFuture<FileChannel> mine = new CompletableFuture<>();
@@ -271,6 +320,7 @@ final class FileChunkStore implements ChunkStore {
                             ch = files.open(file, StandardOpenOption.READ);
                         }
                         mine.complete(ch);
+                        closeLeastRecentlyUsed(chunk);
                     } catch (NoSuchFileException e) {
                         channels.remove(chunk, mine);
                         mine.completeExceptionally(new StorageException("chunk " + file + " does not exist"));
@@ -303,9 +353,56 @@ final class FileChunkStore implements ChunkStore {
             }
         }
 
+        /** Forgets {@code closed}, a channel found closed, so the next use of {@code chunk} opens a new one. */
+        void forget(long chunk, FileChannel closed) {
+            channels.computeIfPresent(chunk, (k, f) -> f.isDone() && !f.isCompletedExceptionally()
+                    && f.join() == closed ? null : f);
+            lastUse.keySet().retainAll(channels.keySet());
+            FileUtil.closeQuietly(closed);
+        }
+
+        /** Closes open channels beyond the limit, least recently used first, never {@code keep} or the current chunk. */
+        private void closeLeastRecentlyUsed(long keep) {
+            while (channels.size() > MAX_OPEN_PER_OWNER) {
+                long current;
+                lock.lock();
+                try {
+                    current = currentChunk;
+                } finally {
+                    lock.unlock();
+                }
+                long victim = -1;
+                long oldest = Long.MAX_VALUE;
+                for (Map.Entry<Long, CompletableFuture<FileChannel>> e : channels.entrySet()) {
+                    long chunk = e.getKey();
+                    long used = lastUse.getOrDefault(chunk, 0L);
+                    // one still being opened is not closed here: its opener closes beyond the limit in its turn
+                    if (chunk != keep && chunk != current && e.getValue().isDone() && used < oldest) {
+                        oldest = used;
+                        victim = chunk;
+                    }
+                }
+                if (victim < 0) {
+                    break;
+                }
+                CompletableFuture<FileChannel> f = channels.remove(victim);
+                lastUse.remove(victim);
+                if (f != null && f.isDone() && !f.isCompletedExceptionally()) {
+                    FileUtil.closeQuietly(f.join());
+                }
+            }
+            lastUse.keySet().retainAll(channels.keySet());
+        }
+
+        /** @return channels open now (for tests) */
+        int openChannels() {
+            return channels.size();
+        }
+
         void closeAll() {
             List<CompletableFuture<FileChannel>> open = new ArrayList<>(channels.values());
             channels.clear();
+            lastUse.clear();
             for (CompletableFuture<FileChannel> f : open) {
                 if (f.isDone() && !f.isCompletedExceptionally()) {
                     FileUtil.closeQuietly(f.join());

@@ -19,7 +19,7 @@ import javax.net.ssl.SSLServerSocket;
 
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
-import io.sluice.errors.ConnectionFailedException;
+import io.sluice.errors.CertificateRejectedException;
 import io.sluice.wire.GetStreamSegmentInfo;
 import io.sluice.wire.Hello;
 import io.sluice.wire.StreamSegmentInfo;
@@ -107,7 +107,9 @@ class TlsConnectionTest {
     void hostNameIsVerifiedByDefault() {
         TlsConnectionFactory factory = new TlsConnectionFactory(ConnectionConfig.DEFAULT, TlsConfig.trusting(caPem));
         assertThatThrownBy(() -> factory.connect(at("127.0.0.1"), longWait()))
-                .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("TLS handshake with segment store 127.0.0.1");
+                .isInstanceOf(CertificateRejectedException.class)
+                .hasMessageContaining("the TLS certificate of segment store 127.0.0.1:" + store.endpoint().port()
+                        + " was refused");
     }
 
     @Test
@@ -123,7 +125,8 @@ class TlsConnectionTest {
     void untrustedCertificateIsRefused() {
         TlsConnectionFactory factory = new TlsConnectionFactory(ConnectionConfig.DEFAULT, TlsConfig.DEFAULT);
         assertThatThrownBy(() -> factory.connect(at("localhost"), longWait()))
-                .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("TLS handshake");
+                .isInstanceOf(CertificateRejectedException.class).hasMessageContaining("segment store localhost")
+                .hasMessageContaining("JVM's default CAs");
     }
 
     @Test

@@ -27,6 +27,7 @@ import io.sluice.controller.grpc.v1.ExistsResponse;
 import io.sluice.controller.grpc.v1.NodeUri;
 import io.sluice.controller.grpc.v1.ScopeInfo;
 import io.sluice.controller.grpc.v1.ServerResponse;
+import io.sluice.errors.CertificateRejectedException;
 import io.sluice.errors.ConnectionFailedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -123,7 +124,8 @@ class GrpcControllerClientNettyTest {
         try (GrpcControllerClient client = GrpcControllerClient.create(
                 config("tls://" + LOOPBACK + ":" + port).trustStore(ca).build())) {
             assertThatThrownBy(() -> client.scopeExists("sc")).as("certificate names localhost, not the IP")
-                    .isInstanceOf(ConnectionFailedException.class);
+                    .isInstanceOf(CertificateRejectedException.class)
+                    .hasMessageContaining("the TLS certificate of the controller at tls://" + LOOPBACK + ":" + port);
         }
         try (GrpcControllerClient client = GrpcControllerClient.create(
                 config("tls://" + LOOPBACK + ":" + port).trustStore(ca).validateHostname(false).build())) {
@@ -132,7 +134,7 @@ class GrpcControllerClientNettyTest {
         try (GrpcControllerClient client = GrpcControllerClient.create(
                 config("ssl://localhost:" + port).validateHostname(false).build())) {
             assertThatThrownBy(() -> client.scopeExists("sc")).as("self-signed, not in the JVM's trust store")
-                    .isInstanceOf(ConnectionFailedException.class);
+                    .isInstanceOf(CertificateRejectedException.class).hasMessageContaining("JVM's default CAs");
         }
         assertThat(fake.pendingCalls()).isZero();
     }

@@ -38,6 +38,13 @@ record ResourceCounts(int connections, long virtualThreads, Set<Thread> platform
         return new ResourceCounts(server.connectionCount(), Threads.liveVirtualThreads(), platform, openFds());
     }
 
+    /** @return the counts now of a process without a server (no connections): to compare with once it is closed */
+    static ResourceCounts ofProcess() {
+        Set<Thread> platform = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                .collect(Collectors.toSet());
+        return new ResourceCounts(0, Threads.liveVirtualThreads(), platform, openFds());
+    }
+
     private static TreeMap<Integer, String> openFds() {
         TreeMap<Integer, String> out = new TreeMap<>();
         if (!Files.isDirectory(FD_DIR)) {
