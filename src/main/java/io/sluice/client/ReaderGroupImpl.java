@@ -20,6 +20,7 @@ import io.sluice.errors.PreconditionFailedException;
 import io.sluice.errors.SluiceException;
 import io.sluice.readergroup.GroupUpdate;
 import io.sluice.readergroup.ReaderGroupState;
+import io.sluice.common.ClientMetrics;
 import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
 import io.sluice.readergroup.ReaderGroupState.CompletedCheckpoint;
 import io.sluice.stream.Checkpoint;
@@ -36,9 +37,11 @@ final class ReaderGroupImpl implements ReaderGroup {
     private final ReaderGroupConfig config;
     private final GroupStateClient state;
     private final ControllerClient controller;
+    private final ClientMetrics metrics;
 
     ReaderGroupImpl(String scope, String name, ReaderGroupConfig config, GroupStateClient state,
-                    ControllerClient controller) {
+                    ControllerClient controller, ClientMetrics metrics) {
+        this.metrics = metrics;
         this.scope = scope;
         this.name = name;
         this.config = config;
@@ -69,6 +72,7 @@ final class ReaderGroupImpl implements ReaderGroup {
             throw new IllegalArgumentException("checkpoint name must have 1 to 1024 characters: '" + checkpoint + "'");
         }
         Deadline deadline = Deadline.after(timeout);
+        long started = System.nanoTime();
         AtomicReference<RuntimeException> refused = new AtomicReference<>();
         ReaderGroupState s = state.update(st -> {
             refused.set(null);
@@ -91,6 +95,7 @@ final class ReaderGroupImpl implements ReaderGroup {
         while (true) {
             Optional<CompletedCheckpoint> done = s.completedCheckpoint(checkpoint);
             if (done.isPresent()) {
+                metrics.checkpoint(scope + "/" + name, System.nanoTime() - started);
                 return Checkpoint.of(checkpoint, done.get().cuts());
             }
             Optional<CheckpointProgress> progress = s.checkpointInProgress(checkpoint);
