@@ -76,9 +76,17 @@ final class DurableSegmentStore {
     /** Like {@link #open(Path, int, boolean, long)}, with the data files opened by {@code files} (tests). */
     static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
                                                FileOpener files) throws IOException {
+        return open(dir, containers, fsync, snapshotAfterBytes, files, io.sluice.common.ServerMetrics.NONE);
+    }
+
+    /** Like {@link #open(Path, int, boolean, long, FileOpener)}, reporting group commits to {@code metrics}. */
+    static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
+                                               FileOpener files, io.sluice.common.ServerMetrics metrics)
+            throws IOException {
         Files.createDirectories(dir);
         DataDirectoryLayout.check(dir, containers);
         LocalStorage storage = LocalStorage.open(dir, fsync ? Durability.FSYNC : Durability.OS_BUFFERED, files);
+        storage.metrics(metrics);
         List<DurableLog> logs = new ArrayList<>();
         try {
             ChunkStore chunks = storage.chunks();

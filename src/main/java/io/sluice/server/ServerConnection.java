@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.sluice.common.ServerMetrics;
 import io.sluice.common.Threads;
 import io.sluice.wire.AppendStreamDecoder;
 import io.sluice.wire.AuthTokenCheckFailed;
@@ -110,8 +111,15 @@ final class ServerConnection implements ReplySink {
     private final Set<String> transients = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
+    private final ServerMetrics metrics;
 
     ServerConnection(Socket socket, SegmentStore store, TokenVerifier tokens, ServerLimits limits, Runnable onClose) {
+        this(socket, store, tokens, limits, ServerMetrics.NONE, onClose);
+    }
+
+    ServerConnection(Socket socket, SegmentStore store, TokenVerifier tokens, ServerLimits limits,
+                     ServerMetrics metrics, Runnable onClose) {
+        this.metrics = metrics;
         this.socket = socket;
         this.peer = String.valueOf(socket.getRemoteSocketAddress());
         this.store = store;
@@ -131,6 +139,9 @@ final class ServerConnection implements ReplySink {
     @Override
     public void send(Reply reply) {
         if (!closed.get()) {
+            if (reply instanceof SegmentRead r) {
+                metrics.read(r.data().remaining());
+            }
             queuedReplyBytes.addAndGet(replyBytes(reply));
             outbound.add(reply);
         }
@@ -498,7 +509,8 @@ final class ServerConnection implements ReplySink {
 
     private void append(AppendStreamDecoder.Append a) throws InterruptedException {
         // appends were authorised by their writer's SetupAppend, as on a real segment store
-        int bytes = Math.min(limits.maxInflightBytes(), a.data().remaining());
+        int size = a.data().remaining();
+        int bytes = Math.min(limits.maxInflightBytes(), size);
         inflight.acquire(bytes);
         long expected = a.conditional() ? a.expectedOffset() : ContainerOp.Append.UNCONDITIONAL;
         store.submit(new ContainerOp.Append(System.currentTimeMillis(), a.segment(), a.writerId(), a.eventNumber(),
@@ -507,14 +519,15 @@ final class ServerConnection implements ReplySink {
                     if (err != null) {
                         replyOrClose(null, err);
                     } else {
-                        acknowledge(a, (SegmentContainer.AppendResult) result);
+                        acknowledge(a, size, (SegmentContainer.AppendResult) result);
                     }
                 });
     }
 
-    private void acknowledge(AppendStreamDecoder.Append a, SegmentContainer.AppendResult result) {
+    private void acknowledge(AppendStreamDecoder.Append a, int size, SegmentContainer.AppendResult result) {
         switch (result) {
             case SegmentContainer.AppendResult.Appended ok -> {
+                metrics.appended(a.eventCount(), size);
                 lastAcked.put(a.writerId(), ok.ack().eventNumber());
                 send(ok.ack());
             }
