@@ -90,6 +90,17 @@ public final class SegmentStores implements AutoCloseable {
                 ClientMetrics.NONE);
     }
 
+    /**
+     * @param pool connections opened elsewhere (closing the result closes it)
+     * @param locator which segment store serves a segment
+     * @param metrics what the writers over these stores report to
+     * @return the segment stores reached through {@code pool}
+     */
+    public static SegmentStores over(ConnectionPool pool, SegmentLocator locator, ClientMetrics metrics) {
+        return new SegmentStores(Objects.requireNonNull(pool, "pool"), Objects.requireNonNull(locator, "locator"),
+                Objects.requireNonNull(metrics, "metrics"));
+    }
+
     /** @return calls over these connections with the default retry policy ({@link SegmentCalls.Config#DEFAULT}) */
     public SegmentCalls calls() {
         return calls;
