@@ -161,7 +161,13 @@ public final class SegmentWriter implements AutoCloseable {
     public SegmentWriter(String segment, UUID writerId, ConnectionPool pool, SegmentLocator locator,
                          Supplier<DelegationTokenProvider> tokens, Config config, Listener listener,
                          ClientMetrics metrics) {
-        this.meter = metrics.appends(segment, new ClientMetrics.InFlight() {
+        this.segment = Objects.requireNonNull(segment, "segment");
+        this.writerId = Objects.requireNonNull(writerId, "writerId");
+        this.tokens = Objects.requireNonNull(tokens, "tokens");
+        this.config = Objects.requireNonNull(config, "config");
+        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), config.setupTimeout()));
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.meter = Objects.requireNonNull(metrics, "metrics").appends(segment, new ClientMetrics.InFlight() {
             @Override
             public long inFlightEvents() {
                 return pendingTotal(false);
@@ -173,12 +179,6 @@ public final class SegmentWriter implements AutoCloseable {
             }
         });
         this.sentBlocks = meter.enabled() ? new ArrayDeque<>() : null;
-        this.segment = Objects.requireNonNull(segment, "segment");
-        this.writerId = Objects.requireNonNull(writerId, "writerId");
-        this.tokens = Objects.requireNonNull(tokens, "tokens");
-        this.config = Objects.requireNonNull(config, "config");
-        this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), config.setupTimeout()));
-        this.listener = Objects.requireNonNull(listener, "listener");
         this.receiver = Threads.startVirtual("sluice-writer-receiver-" + segment, this::receiveLoop);
         this.flusher = Threads.startVirtual("sluice-writer-flusher-" + segment, this::flushLoop);
     }
