@@ -220,7 +220,7 @@ public final class ClientConfig {
 
         /**
          * Records the client's metrics in {@code registry} (see {@code docs/metrics.md}: append latency and block
-         * sizes, events and bytes in flight, reconnects, checkpoint durations). Needs {@code io.micrometer:micrometer-core}
+         * sizes, events and bytes in flight, reconnects, reader-group lag, checkpoint durations). Needs {@code io.micrometer:micrometer-core}
          * on the class path, which Sluice's pom declares optional; without this call the client never loads it.
          *
          * @param registry a Micrometer meter registry

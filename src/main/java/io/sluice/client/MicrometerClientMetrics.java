@@ -1,10 +1,12 @@
 package io.sluice.client;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -12,6 +14,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.common.ClientMetrics;
+import io.sluice.common.Threads;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client's metrics in a Micrometer {@link MeterRegistry} (names and meanings in {@code docs/metrics.md}). The only
@@ -19,12 +24,18 @@ import io.sluice.common.ClientMetrics;
  * registry, so a client without one runs without Micrometer on the class path. Thread-safe.
  */
 final class MicrometerClientMetrics implements ClientMetrics {
+    /** Reader-group lags are recomputed at most this often (each computation calls the controller). */
+    static final Duration DEFAULT_LAG_REFRESH = Duration.ofSeconds(10);
+    private static final Logger LOG = LoggerFactory.getLogger(MicrometerClientMetrics.class);
     private final MeterRegistry registry;
     /** The writers alive now, summed by the in-flight gauges when they are read. */
     private final Set<InFlight> writers = ConcurrentHashMap.newKeySet();
+    /** How old a reader group's lag may be before a read of its gauge computes it again. */
+    private final Duration lagRefresh;
 
-    private MicrometerClientMetrics(MeterRegistry registry) {
+    private MicrometerClientMetrics(MeterRegistry registry, Duration lagRefresh) {
         this.registry = registry;
+        this.lagRefresh = lagRefresh;
         Gauge.builder("sluice.client.append.inflight.events", this, m -> m.inFlight(false))
                 .description("events written and not yet acknowledged (queued or sent), over all writers")
                 .strongReference(true).register(registry);
@@ -39,7 +50,13 @@ final class MicrometerClientMetrics implements ClientMetrics {
      * @return metrics recorded in it
      */
     static ClientMetrics over(Object registry) {
-        return new MicrometerClientMetrics((MeterRegistry) Objects.requireNonNull(registry, "registry"));
+        return over(registry, DEFAULT_LAG_REFRESH);
+    }
+
+    /** Like {@link #over(Object)}, with reader-group lags recomputed at most every {@code lagRefresh}. */
+    static ClientMetrics over(Object registry, Duration lagRefresh) {
+        return new MicrometerClientMetrics((MeterRegistry) Objects.requireNonNull(registry, "registry"),
+                Objects.requireNonNull(lagRefresh, "lagRefresh"));
     }
 
     private double inFlight(boolean bytes) {
@@ -68,6 +85,55 @@ final class MicrometerClientMetrics implements ClientMetrics {
     public void checkpoint(String readerGroup, long nanos) {
         Timer.builder("sluice.client.checkpoint.duration").description("from initiating a checkpoint to its completion")
                 .tag("reader_group", readerGroup).register(registry).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public Runnable readerGroup(String readerGroup, LongSupplier unreadBytes) {
+        UnreadBytes lag = new UnreadBytes(readerGroup, unreadBytes, lagRefresh);
+        Gauge gauge = Gauge.builder("sluice.client.reader.unread.bytes", lag, UnreadBytes::value)
+                .description("bytes between the reader group's position and its streams' tails (refreshed at most "
+                        + "every " + lagRefresh.toSeconds() + " s, off the scrape's thread)")
+                .baseUnit("bytes").tag("reader_group", readerGroup).strongReference(true).register(registry);
+        return () -> registry.remove(gauge);
+    }
+
+    /**
+     * A reader group's lag as a gauge: computing it calls the controller and the segment stores, so a read of the
+     * gauge returns the last value (NaN before the first) and, when that is older than the refresh interval, starts
+     * one computation on a virtual thread of its own.
+     */
+    private static final class UnreadBytes {
+        private final String group;
+        private final LongSupplier source;
+        private final long refreshNanos;
+        private final AtomicBoolean computing = new AtomicBoolean();
+        private volatile double last = Double.NaN;
+        private volatile long computedAt;
+        private volatile boolean computed;
+
+        UnreadBytes(String group, LongSupplier source, Duration refresh) {
+            this.group = group;
+            this.source = source;
+            this.refreshNanos = refresh.toNanos();
+        }
+
+        double value() {
+            boolean stale = !computed || System.nanoTime() - computedAt >= refreshNanos;
+            if (stale && computing.compareAndSet(false, true)) {
+                Threads.startVirtual("sluice-reader-lag-" + group, () -> {
+                    try {
+                        last = source.getAsLong();
+                        computedAt = System.nanoTime();
+                        computed = true;
+                    } catch (RuntimeException e) {
+                        LOG.debug("unread bytes of reader group {} not computed: {}", group, e.toString());
+                    } finally {
+                        computing.set(false);
+                    }
+                });
+            }
+            return last;
+        }
     }
 
     /** One writer's meters, looked up once when it opens. */

@@ -29,6 +29,18 @@ public interface ClientMetrics {
     default void checkpoint(String readerGroup, long nanos) {
     }
 
+    /**
+     * A reader group was opened in this process: its lag (unread bytes) becomes a gauge.
+     *
+     * @param readerGroup {@code scope/name}
+     * @param unreadBytes computes the bytes between the group's position and the streams' tails; it calls the
+     *     controller and the segment stores, so it is called off the caller's thread, at most now and then
+     * @return what unregisters the gauge when the group is closed
+     */
+    default Runnable readerGroup(String readerGroup, java.util.function.LongSupplier unreadBytes) {
+        return () -> { };
+    }
+
     /** The events a segment writer holds: queued, or sent and not yet acknowledged. */
     interface InFlight {
         /** @return events queued or in flight */

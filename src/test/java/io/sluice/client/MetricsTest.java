@@ -114,6 +114,11 @@ class MetricsTest {
         // read everything back, with a checkpoint on the way
         ReaderGroup group = client.readerGroupManager("metrics").createReaderGroup("billing",
                 ReaderGroupConfig.builder().stream("metrics/orders").disableAutomaticCheckpoints().build());
+        // nothing read yet: the group's lag is the whole stream (computed off the scrape's thread, then served)
+        Await.until("the group's lag is computed", () -> gauge(clientMetrics, "sluice.client.reader.unread.bytes")
+                == (double) EVENTS * FRAMED);
+        assertThat(clientMetrics.get("sluice.client.reader.unread.bytes").tag("reader_group", "metrics/billing")
+                .gauge()).isNotNull();
         int read = 0;
         boolean checkpointSeen = false;
         try (EventStreamReader<byte[]> reader = client.newReader("metrics", "billing", "r1", Serializers.bytes())) {
@@ -132,6 +137,9 @@ class MetricsTest {
             assertThat(checkpoint.join().name()).isEqualTo("cp");
         }
         assertThat(checkpointSeen).isTrue();
+        assertThat(((ReaderGroupImpl) group).unreadBytes()).as("everything read, and the checkpoint holds it").isZero();
+        group.close();
+        assertThat(clientMetrics.find("sluice.client.reader.unread.bytes").gauge()).as("gone with the group").isNull();
         Timer checkpoints = clientMetrics.get("sluice.client.checkpoint.duration").tag("reader_group", "metrics/billing")
                 .timer();
         assertThat(checkpoints.count()).isEqualTo(1);
