@@ -21,8 +21,8 @@ import org.w3c.dom.NodeList;
 
 /**
  * What a user who depends on {@code io.sluice:sluice} gets, read from {@code pom.xml}: the client's dependencies only
- * (gRPC, protobuf, slf4j-api), the command line's picocli and slf4j binding optional, Pravega's codec and its Netty
- * for tests only; and what a public repository requires of the pom (licence, SCM, developers, URL) and of the
+ * (gRPC, protobuf, slf4j-api), the command line's picocli and slf4j binding and the metrics' Micrometer optional,
+ * Pravega's codec and its Netty for tests only; and what a public repository requires of the pom (licence, SCM, developers, URL) and of the
  * project (a LICENSE file).
  */
 @Timeout(30)
@@ -91,7 +91,7 @@ class LibraryDependenciesTest {
             String c = coordinates(d);
             String scope = text(d, "scope", "compile");
             boolean optional = Boolean.parseBoolean(text(d, "optional", "false"));
-            if (c.equals("info.picocli:picocli") || c.equals("org.slf4j:slf4j-simple")) {
+            if (c.equals("info.picocli:picocli") || c.equals("org.slf4j:slf4j-simple") || c.startsWith("io.micrometer:")) {
                 assertThat(optional).as(c + " optional").isTrue();
             }
             if (c.startsWith("io.pravega:") || c.startsWith("io.netty:")) {

@@ -127,6 +127,11 @@ final class ServerCommand implements Callable<Integer> {
                     + "long (default: ${DEFAULT-VALUE}, as Pravega's controller)")
     private java.time.Duration tokenLifetime;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT", converter = PortConverter.class,
+            description = "serve the server's metrics in Prometheus' text format at http://HOST:PORT/metrics "
+                    + "(needs Micrometer's Prometheus registry, in target/lib; 0 for any free port)")
+    private Integer metricsPort;
+
     @Option(names = "--ready-file", paramLabel = "FILE", description = "once ready, write the controller URI to FILE (for scripts)")
     private Path readyFile;
 
@@ -234,7 +239,7 @@ final class ServerCommand implements Callable<Integer> {
                      "--containers", "--snapshot-after", "--watermark-interval", "--scale-window",
                      "--retention-interval", "--max-inflight-bytes", "--max-queued-reply-bytes",
                      "--max-frame-before-auth", "--auth", "--token-lifetime", "--ready-file", "--tls-cert",
-                     "--tls-key" -> false;
+                     "--tls-key", "--metrics-port" -> false;
                 default -> null;
             };
         }
@@ -274,6 +279,7 @@ final class ServerCommand implements Callable<Integer> {
                 case "--auth" -> passwordFile = Path.of(v);
                 case "--token-lifetime" -> tokenLifetime = Formats.parseDuration(v);
                 case "--ready-file" -> readyFile = Path.of(v);
+                case "--metrics-port" -> metricsPort = port(v);
                 case "--tls-cert" -> tlsCert = Path.of(v);
                 case "--tls-key" -> tlsKey = Path.of(v);
                 default -> throw new IllegalArgumentException(name);
@@ -300,6 +306,18 @@ final class ServerCommand implements Callable<Integer> {
     private RuntimeException usage(String message) {
         // through another class, so that loading this one for the quick path loads none of picocli's classes
         return spec == null ? new NotQuick() : Main.parameterError(spec, message);
+    }
+
+    /** @return whether Micrometer and its Prometheus registry can be loaded (without loading them) */
+    private static boolean micrometerPresent() {
+        ClassLoader loader = ServerCommand.class.getClassLoader();
+        try {
+            Class.forName("io.micrometer.core.instrument.MeterRegistry", false, loader);
+            Class.forName("io.micrometer.prometheusmetrics.PrometheusMeterRegistry", false, loader);
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     private PrintWriter out() {
@@ -350,16 +368,38 @@ final class ServerCommand implements Callable<Integer> {
         if (tlsCert != null) {
             b.tls(new io.sluice.server.ServerTls(tlsCert, tlsKey));
         }
+        PrometheusEndpoint metrics = null;
+        if (metricsPort != null) {
+            if (!micrometerPresent()) {
+                throw new IllegalStateException("--metrics-port needs Micrometer's Prometheus registry "
+                        + "(io.micrometer:micrometer-registry-prometheus and micrometer-core) on the class path, as in "
+                        + "target/lib after mvn package");
+            }
+            // bound before the server starts: a port in use fails before any recovery
+            metrics = PrometheusEndpoint.start(host, metricsPort, b);
+        }
         if (standby) {
             out.println("Sluice server standby on " + storage.dataDir.toAbsolutePath()
                     + ": waiting until no other server holds it");
             out.flush();
         }
         long started = System.nanoTime();
-        EmbeddedServer server = b.build();
+        EmbeddedServer server;
+        try {
+            server = b.build();
+        } catch (RuntimeException e) {
+            if (metrics != null) {
+                metrics.close();
+            }
+            throw e;
+        }
+        PrometheusEndpoint endpoint = metrics;
         long readyMillis = (System.nanoTime() - started) / 1_000_000;
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
+            if (endpoint != null) {
+                endpoint.close();
+            }
             server.close();
             stopped.countDown();
         }, "sluice-server-shutdown");
@@ -369,6 +409,9 @@ final class ServerCommand implements Callable<Integer> {
         out.println("  segment store: " + server.segmentStoreEndpoint());
         if (!server.advertisedHost().equals(host)) {
             out.println("  advertised:    " + server.advertisedHost());
+        }
+        if (endpoint != null) {
+            out.println("  metrics:       " + endpoint.url());
         }
         out.println("  data:          " + (storage.dataDir == null ? "in memory (nothing is kept)" : storage.dataDir.toAbsolutePath()));
         out.println("Press Ctrl-C to stop.");

@@ -38,8 +38,11 @@ public final class ClientConfig {
     private final Duration connectTimeout;
     private final int maxConnectionsPerSegmentStore;
     private final boolean platformReaders;
+    /** An io.micrometer.core.instrument.MeterRegistry, or null: typed Object so that Micrometer stays optional. */
+    private final Object meterRegistry;
 
     private ClientConfig(Builder b) {
+        this.meterRegistry = b.meterRegistry;
         this.controllerUri = b.controllerUri;
         this.parsedUri = b.parsedUri;
         this.credentials = b.credentials;
@@ -117,6 +120,11 @@ public final class ClientConfig {
         return platformReaders;
     }
 
+    /** @return the Micrometer registry given to {@link Builder#meterRegistry}, or null (typed Object: see the field) */
+    Object meterRegistry() {
+        return meterRegistry;
+    }
+
     /** The controller client's configuration (internal). */
     ControllerClientConfig controller() {
         ControllerClientConfig.Builder c = ControllerClientConfig.builder(parsedUri).trustStore(trustStore)
@@ -131,7 +139,7 @@ public final class ClientConfig {
     public String toString() {
         return "ClientConfig[" + controllerUri + (credentials == null ? "" : ", credentials")
                 + (trustStore == null ? "" : ", trust store " + trustStore) + ", " + maxConnectionsPerSegmentStore
-                + " connections per segment store]";
+                + " connections per segment store" + (meterRegistry == null ? "" : ", metrics") + "]";
     }
 
     /** Builds a {@link ClientConfig}. Not thread-safe. */
@@ -146,6 +154,7 @@ public final class ClientConfig {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS_PER_SEGMENT_STORE;
         private boolean platformReaders;
+        private Object meterRegistry;
 
         Builder(String controllerUri) {
             this.controllerUri = Objects.requireNonNull(controllerUri, "controllerUri");
@@ -206,6 +215,19 @@ public final class ClientConfig {
          */
         public Builder platformReaders(boolean platform) {
             this.platformReaders = platform;
+            return this;
+        }
+
+        /**
+         * Records the client's metrics in {@code registry} (see {@code docs/metrics.md}: append latency and block
+         * sizes, events and bytes in flight, reconnects, reader-group lag, checkpoint durations). Needs {@code io.micrometer:micrometer-core}
+         * on the class path, which Sluice's pom declares optional; without this call the client never loads it.
+         *
+         * @param registry a Micrometer meter registry
+         * @return this
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

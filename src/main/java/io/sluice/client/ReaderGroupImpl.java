@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.admin.ReaderGroup;
+import io.sluice.common.ClientMetrics;
 import io.sluice.common.Deadline;
 import io.sluice.controller.ControllerClient;
 import io.sluice.errors.DeadlineExceededException;
@@ -22,6 +23,7 @@ import io.sluice.readergroup.GroupUpdate;
 import io.sluice.readergroup.ReaderGroupState;
 import io.sluice.readergroup.ReaderGroupState.CheckpointProgress;
 import io.sluice.readergroup.ReaderGroupState.CompletedCheckpoint;
+import io.sluice.segment.SegmentStores;
 import io.sluice.stream.Checkpoint;
 import io.sluice.stream.Position;
 import io.sluice.stream.ReaderGroupConfig;
@@ -36,14 +38,37 @@ final class ReaderGroupImpl implements ReaderGroup {
     private final ReaderGroupConfig config;
     private final GroupStateClient state;
     private final ControllerClient controller;
+    private final ClientMetrics metrics;
+    private final SegmentStores stores;
+    /** Unregisters the lag gauge. */
+    private final Runnable unregisterLag;
 
     ReaderGroupImpl(String scope, String name, ReaderGroupConfig config, GroupStateClient state,
-                    ControllerClient controller) {
+                    ControllerClient controller, SegmentStores stores) {
+        this.metrics = stores.metrics();
+        this.stores = stores;
         this.scope = scope;
         this.name = name;
         this.config = config;
         this.state = state;
         this.controller = controller;
+        this.unregisterLag = metrics.readerGroup(scope + "/" + name, this::unreadBytes);
+    }
+
+    /**
+     * @return the bytes between the group's position ({@link #streamCuts()}) and the tails of its streams, as
+     *     Pravega's {@code ReaderGroupMetrics.unreadBytes}: the segments between each cut and the tail (from the
+     *     controller), and the length of each open one (from its segment store)
+     */
+    long unreadBytes() {
+        BatchClientImpl batch = new BatchClientImpl(controller, stores);
+        long unread = 0;
+        for (Map.Entry<ScopedStream, StreamCut> e : streamCuts().entrySet()) {
+            for (io.sluice.batch.SegmentRange r : batch.segments(e.getKey(), e.getValue(), StreamCut.UNBOUNDED)) {
+                unread += r.length();
+            }
+        }
+        return unread;
     }
 
     @Override
@@ -69,6 +94,7 @@ final class ReaderGroupImpl implements ReaderGroup {
             throw new IllegalArgumentException("checkpoint name must have 1 to 1024 characters: '" + checkpoint + "'");
         }
         Deadline deadline = Deadline.after(timeout);
+        long started = System.nanoTime();
         AtomicReference<RuntimeException> refused = new AtomicReference<>();
         ReaderGroupState s = state.update(st -> {
             refused.set(null);
@@ -91,6 +117,7 @@ final class ReaderGroupImpl implements ReaderGroup {
         while (true) {
             Optional<CompletedCheckpoint> done = s.completedCheckpoint(checkpoint);
             if (done.isPresent()) {
+                metrics.checkpoint(scope + "/" + name, System.nanoTime() - started);
                 return Checkpoint.of(checkpoint, done.get().cuts());
             }
             Optional<CheckpointProgress> progress = s.checkpointInProgress(checkpoint);
@@ -190,6 +217,7 @@ final class ReaderGroupImpl implements ReaderGroup {
 
     @Override
     public void close() {
+        unregisterLag.run();
         state.close();
     }
 

@@ -47,7 +47,7 @@ final class ReaderGroupManagerImpl implements ReaderGroupManager {
                     + "configuration (" + difference + ")");
         }
         return new ReaderGroupImpl(scope, group, stored, GroupStateClient.open(scope, group, controller, stores),
-                controller);
+                controller, stores);
     }
 
     /** @return what differs between two configurations (ignoring the controller-assigned id and generation) */
@@ -80,7 +80,7 @@ final class ReaderGroupManagerImpl implements ReaderGroupManager {
         Names.validateReaderGroup(group);
         ReaderGroupConfig config = controller.readerGroupConfig(scope, group);
         return new ReaderGroupImpl(scope, group, config, GroupStateClient.open(scope, group, controller, stores),
-                controller);
+                controller, stores);
     }
 
     @Override

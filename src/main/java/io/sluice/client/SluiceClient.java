@@ -12,6 +12,7 @@ import io.sluice.admin.ReaderGroupManager;
 import io.sluice.batch.BatchClient;
 import io.sluice.bytestream.ByteStreamReader;
 import io.sluice.bytestream.ByteStreamWriter;
+import io.sluice.common.ClientMetrics;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.GrpcControllerClient;
 import io.sluice.segment.SegmentLocator;
@@ -57,7 +58,8 @@ public final class SluiceClient implements AutoCloseable {
         this.controller = controller;
         this.stores = SegmentStores.open(locators.apply(SegmentLocator.of(controller)),
                 new SegmentStores.Settings(config.tls(), config.trustStore().orElse(null), config.validateHostname(),
-                        config.connectTimeout(), config.maxConnectionsPerSegmentStore(), config.platformReaders()));
+                        config.connectTimeout(), config.maxConnectionsPerSegmentStore(), config.platformReaders()),
+                config.meterRegistry() == null ? ClientMetrics.NONE : MicrometerClientMetrics.over(config.meterRegistry()));
     }
 
     /**

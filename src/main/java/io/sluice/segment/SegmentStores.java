@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.sluice.common.ClientMetrics;
 import io.sluice.connection.ConnectionConfig;
 import io.sluice.connection.ConnectionFactory;
 import io.sluice.connection.ConnectionPool;
@@ -42,10 +43,12 @@ public final class SegmentStores implements AutoCloseable {
     private final ConnectionPool pool;
     private final SegmentLocator locator;
     private final SegmentCalls calls;
+    private final ClientMetrics metrics;
 
-    private SegmentStores(ConnectionPool pool, SegmentLocator locator) {
+    private SegmentStores(ConnectionPool pool, SegmentLocator locator, ClientMetrics metrics) {
         this.pool = pool;
         this.locator = locator;
+        this.metrics = metrics;
         this.calls = new SegmentCalls(pool, locator, SegmentCalls.Config.DEFAULT);
     }
 
@@ -55,7 +58,18 @@ public final class SegmentStores implements AutoCloseable {
      * @return the segment stores, not yet connected
      */
     public static SegmentStores open(SegmentLocator locator, Settings settings) {
+        return open(locator, settings, ClientMetrics.NONE);
+    }
+
+    /**
+     * @param locator which segment store serves a segment
+     * @param settings how to connect
+     * @param metrics what the writers over these stores report to
+     * @return the segment stores, not yet connected
+     */
+    public static SegmentStores open(SegmentLocator locator, Settings settings, ClientMetrics metrics) {
         Objects.requireNonNull(locator, "locator");
+        Objects.requireNonNull(metrics, "metrics");
         ConnectionConfig connections = ConnectionConfig.DEFAULT.withConnectTimeout(settings.connectTimeout())
                 .withPlatformReaders(settings.platformReaders());
         ConnectionFactory factory = settings.tls()
@@ -63,7 +77,7 @@ public final class SegmentStores implements AutoCloseable {
                         settings.validateHostname()))
                 : new TcpConnectionFactory(connections);
         return new SegmentStores(new ConnectionPool(factory, settings.maxConnectionsPerStore(),
-                ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION), locator);
+                ConnectionPool.DEFAULT_MAX_FLOWS_PER_CONNECTION), locator, metrics);
     }
 
     /**
@@ -72,12 +86,29 @@ public final class SegmentStores implements AutoCloseable {
      * @return the segment stores reached through {@code pool}
      */
     public static SegmentStores over(ConnectionPool pool, SegmentLocator locator) {
-        return new SegmentStores(Objects.requireNonNull(pool, "pool"), Objects.requireNonNull(locator, "locator"));
+        return new SegmentStores(Objects.requireNonNull(pool, "pool"), Objects.requireNonNull(locator, "locator"),
+                ClientMetrics.NONE);
+    }
+
+    /**
+     * @param pool connections opened elsewhere (closing the result closes it)
+     * @param locator which segment store serves a segment
+     * @param metrics what the writers over these stores report to
+     * @return the segment stores reached through {@code pool}
+     */
+    public static SegmentStores over(ConnectionPool pool, SegmentLocator locator, ClientMetrics metrics) {
+        return new SegmentStores(Objects.requireNonNull(pool, "pool"), Objects.requireNonNull(locator, "locator"),
+                Objects.requireNonNull(metrics, "metrics"));
     }
 
     /** @return calls over these connections with the default retry policy ({@link SegmentCalls.Config#DEFAULT}) */
     public SegmentCalls calls() {
         return calls;
+    }
+
+    /** @return what the client's writers and reader groups report to ({@link ClientMetrics#NONE} by default) */
+    public ClientMetrics metrics() {
+        return metrics;
     }
 
     /** @return the shared connection pool */

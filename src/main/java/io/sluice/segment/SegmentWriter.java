@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.sluice.segment.DelegationTokenProvider;
+import io.sluice.common.ClientMetrics;
 import io.sluice.common.Deadline;
 import io.sluice.common.Retry;
 import io.sluice.common.Threads;
@@ -127,13 +128,20 @@ public final class SegmentWriter implements AutoCloseable {
     private volatile boolean acknowledgedThisSession;
     /** The segment's length after the last acknowledged append (−1 before any): a position for watermarks. */
     private volatile long lastAckedOffset = -1;
+    /** Where this writer's blocks, acknowledgements and reconnects are counted ({@link ClientMetrics.Appends#NONE}). */
+    private final ClientMetrics.Appends meter;
+    /**
+     * Guarded by lock; {@code null} unless {@link #meter} records: per block sent, its last event number and
+     * {@link System#nanoTime()} when it was first sent, in order, until it is acknowledged.
+     */
+    private final ArrayDeque<long[]> sentBlocks;
 
     /**
      * Starts a writer over a client's shared segment stores; see the main constructor.
      */
     public SegmentWriter(String segment, UUID writerId, SegmentStores stores, Supplier<DelegationTokenProvider> tokens,
                          Config config, Listener listener) {
-        this(segment, writerId, stores.pool(), stores.locator(), tokens, config, listener);
+        this(segment, writerId, stores.pool(), stores.locator(), tokens, config, listener, stores.metrics());
     }
 
     /**
@@ -144,12 +152,33 @@ public final class SegmentWriter implements AutoCloseable {
      */
     public SegmentWriter(String segment, UUID writerId, ConnectionPool pool, SegmentLocator locator,
                          Supplier<DelegationTokenProvider> tokens, Config config, Listener listener) {
+        this(segment, writerId, pool, locator, tokens, config, listener, ClientMetrics.NONE);
+    }
+
+    /**
+     * Starts a writer that reports to {@code metrics}; see the main constructor.
+     */
+    public SegmentWriter(String segment, UUID writerId, ConnectionPool pool, SegmentLocator locator,
+                         Supplier<DelegationTokenProvider> tokens, Config config, Listener listener,
+                         ClientMetrics metrics) {
         this.segment = Objects.requireNonNull(segment, "segment");
         this.writerId = Objects.requireNonNull(writerId, "writerId");
         this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.config = Objects.requireNonNull(config, "config");
         this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), config.setupTimeout()));
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.meter = Objects.requireNonNull(metrics, "metrics").appends(segment, new ClientMetrics.InFlight() {
+            @Override
+            public long inFlightEvents() {
+                return pendingTotal(false);
+            }
+
+            @Override
+            public long inFlightBytes() {
+                return pendingTotal(true);
+            }
+        });
+        this.sentBlocks = meter.enabled() ? new ArrayDeque<>() : null;
         this.receiver = Threads.startVirtual("sluice-writer-receiver-" + segment, this::receiveLoop);
         this.flusher = Threads.startVirtual("sluice-writer-flusher-" + segment, this::flushLoop);
     }
@@ -216,6 +245,9 @@ public final class SegmentWriter implements AutoCloseable {
                     event.eventNumber = number;
                     lastEventNumber = number;
                     inflight.add(event);
+                    if (sentBlocks != null) {
+                        sentBlocks.add(new long[] {number, System.nanoTime()});
+                    }
                     requestId = lease.nextRequestId();
                 }
             }
@@ -224,6 +256,7 @@ public final class SegmentWriter implements AutoCloseable {
         }
         long last = number;
         long id = requestId;
+        meter.block(event.count(), event.framedSize());
         // if the connection fails, the receiver reconnects and resends what is in flight, this event included
         direct.write(out -> encodeBlock(out, List.of(event), last, id));
         return true;
@@ -261,6 +294,8 @@ public final class SegmentWriter implements AutoCloseable {
             while (true) {
                 Lease on;
                 long last;
+                int events = 0;
+                int bytes = 0;
                 lock.lock();
                 try {
                     while (phase == Phase.CONNECTING || (phase == Phase.READY && queued.isEmpty())) {
@@ -269,7 +304,6 @@ public final class SegmentWriter implements AutoCloseable {
                     if (phase != Phase.READY) {
                         return;
                     }
-                    int bytes = 0;
                     while (!queued.isEmpty() && (batch.isEmpty() || bytes + queued.peek().framedSize() <= config.maxBlockBytes())) {
                         PendingEvent e = queued.poll();
                         lastEventNumber += e.count();
@@ -277,12 +311,17 @@ public final class SegmentWriter implements AutoCloseable {
                         inflight.add(e);
                         batch.add(e);
                         bytes += e.framedSize();
+                        events += e.count();
                     }
                     on = lease;
                     last = lastEventNumber;
+                    if (sentBlocks != null) {
+                        sentBlocks.add(new long[] {last, System.nanoTime()});
+                    }
                 } finally {
                     lock.unlock();
                 }
+                meter.block(events, bytes);
                 send(on, batch, last);
                 batch = new ArrayList<>();
             }
@@ -342,6 +381,7 @@ public final class SegmentWriter implements AutoCloseable {
                     }
                 } catch (ConnectionFailedException e) {
                     LOG.debug("connection for {} failed, reconnecting: {}", segment, e.getMessage());
+                    meter.reconnect();
                     boolean pending = reconnecting(current);
                     if (acknowledgedThisSession || !pending) {
                         fruitless.reset();
@@ -423,6 +463,7 @@ public final class SegmentWriter implements AutoCloseable {
 
     private void acknowledge(long eventNumber, long segmentOffset) {
         List<PendingEvent> done = new ArrayList<>();
+        List<long[]> blocks = null;
         lock.lock();
         try {
             if (segmentOffset > lastAckedOffset) {
@@ -431,12 +472,52 @@ public final class SegmentWriter implements AutoCloseable {
             while (!inflight.isEmpty() && inflight.peek().eventNumber <= eventNumber) {
                 done.add(inflight.poll());
             }
+            blocks = acknowledgedBlocks(eventNumber);
         } finally {
             lock.unlock();
         }
+        recordLatencies(blocks);
         for (PendingEvent e : done) {
             e.future().complete(null);
         }
+    }
+
+    /** Under the lock: takes the blocks acknowledged up to {@code eventNumber} off {@link #sentBlocks} (or null). */
+    private List<long[]> acknowledgedBlocks(long eventNumber) {
+        if (sentBlocks == null || sentBlocks.isEmpty() || sentBlocks.peek()[0] > eventNumber) {
+            return null;
+        }
+        List<long[]> blocks = new ArrayList<>();
+        while (!sentBlocks.isEmpty() && sentBlocks.peek()[0] <= eventNumber) {
+            blocks.add(sentBlocks.poll());
+        }
+        return blocks;
+    }
+
+    private void recordLatencies(List<long[]> blocks) {
+        if (blocks != null) {
+            long now = System.nanoTime();
+            for (long[] b : blocks) {
+                meter.acknowledged(now - b[1]);
+            }
+        }
+    }
+
+    /** @return the events (or their framed bytes) queued or in flight, for the metrics' gauges */
+    private long pendingTotal(boolean bytes) {
+        long total = 0;
+        lock.lock();
+        try {
+            for (PendingEvent e : queued) {
+                total += bytes ? e.framedSize() : e.count();
+            }
+            for (PendingEvent e : inflight) {
+                total += bytes ? e.framedSize() : e.count();
+            }
+        } finally {
+            lock.unlock();
+        }
+        return total;
     }
 
     /** @return whether appends were in flight when the connection broke */
@@ -514,6 +595,7 @@ public final class SegmentWriter implements AutoCloseable {
     private void resume(Lease l, long serverLast) {
         List<PendingEvent> done = new ArrayList<>();
         List<PendingEvent> resend;
+        List<long[]> blocks;
         lock.lock();
         try {
             while (!inflight.isEmpty() && serverLast != Long.MIN_VALUE && inflight.peek().eventNumber <= serverLast) {
@@ -523,12 +605,14 @@ public final class SegmentWriter implements AutoCloseable {
                 // the server knows this writer id further than we do: continue after its number
                 lastEventNumber = serverLast;
             }
+            blocks = serverLast == Long.MIN_VALUE ? null : acknowledgedBlocks(serverLast);
             resend = new ArrayList<>(inflight);
             lease = l;
             l.flow().intercept(this::takeAcknowledgement);
         } finally {
             lock.unlock();
         }
+        recordLatencies(blocks);
         done.forEach(e -> e.future().complete(null));
         // resend in order, in blocks, before anything new
         List<PendingEvent> block = new ArrayList<>();
@@ -575,9 +659,23 @@ public final class SegmentWriter implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        forgetBlocks();
         closeLease(l);
         LOG.debug("segment {} ended with {} unacknowledged events", segment, unacked.size());
         listener.segmentEnded(segment, unacked);
+    }
+
+    /** The writer is done: no latency to record any more, and its events leave the in-flight gauges. */
+    private void forgetBlocks() {
+        if (sentBlocks != null) {
+            lock.lock();
+            try {
+                sentBlocks.clear();
+            } finally {
+                lock.unlock();
+            }
+        }
+        meter.close();
     }
 
     /** Under the lock: forget the lease; the caller closes it after unlocking. */
@@ -612,6 +710,7 @@ public final class SegmentWriter implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        forgetBlocks();
         closeLease(l);
         LOG.warn("writer of segment {} failed; {} pending events fail with it: {}", segment, failed.size(), cause.getMessage());
         // wrapped once: a future failed with anything else wraps it anew (with a stack trace) for each dependent
@@ -646,6 +745,7 @@ public final class SegmentWriter implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        forgetBlocks();
         flusher.interrupt();
         receiver.interrupt();
         closeLease(l);

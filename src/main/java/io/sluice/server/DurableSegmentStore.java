@@ -84,21 +84,25 @@ final class DurableSegmentStore {
     /** Like {@link #open(Path, int, boolean, long)}, with the data files opened by {@code files} (tests). */
     static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
                                                FileOpener files) throws IOException {
-        return open(dir, containers, fsync, snapshotAfterBytes, files, null);
+        return open(dir, containers, fsync, snapshotAfterBytes, files, null, io.sluice.common.ServerMetrics.NONE);
     }
 
     /**
      * Like {@link #open(Path, int, boolean, long, FileOpener)}; with a non-null {@code standbyPoll} it waits, as a
-     * standby, until no other server holds the directory's resources (see the class comment) instead of failing.
+     * standby, until no other server holds the directory's resources (see the class comment) instead of failing;
+     * group commits are reported to {@code metrics}.
      *
      * @param standbyPoll how often a standby tries a lock another server holds; null: fail at once
+     * @param metrics where group commits are reported ({@link io.sluice.common.ServerMetrics#NONE}: nowhere)
      * @throws io.sluice.errors.StreamingInterruptedException if interrupted while waiting as a standby
      */
     static EmbeddedServer.StoreAndStorage open(Path dir, int containers, boolean fsync, long snapshotAfterBytes,
-                                               FileOpener files, Duration standbyPoll) throws IOException {
+                                               FileOpener files, Duration standbyPoll,
+                                               io.sluice.common.ServerMetrics metrics) throws IOException {
         Files.createDirectories(dir);
         DataDirectoryLayout.check(dir, containers);
         LocalStorage storage = LocalStorage.open(dir, fsync ? Durability.FSYNC : Durability.OS_BUFFERED, files);
+        storage.metrics(metrics);
         List<DurableLog> logs = new ArrayList<>();
         try {
             ChunkStore chunks = storage.chunks();

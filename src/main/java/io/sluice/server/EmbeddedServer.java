@@ -17,6 +17,7 @@ import io.grpc.HandlerRegistry;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.sluice.common.Endpoint;
+import io.sluice.common.ServerMetrics;
 import io.sluice.common.Threads;
 import io.sluice.errors.AuthenticationException;
 import io.sluice.errors.AuthorizationException;
@@ -72,8 +73,11 @@ public final class EmbeddedServer implements AutoCloseable {
         // the configuration's files first: a bad certificate or password file fails before any recovery or bind
         SSLContext ssl = b.tls == null ? null : b.tls.sslContext();
         ReloadingPasswordFile users = b.passwordFile == null ? null : loadPasswordFile(b.passwordFile);
+        // typed by our own interface: Micrometer's classes load only when a registry was given
+        ServerMetrics metrics = b.meterRegistry == null ? ServerMetrics.NONE
+                : MicrometerServerMetrics.over(b.meterRegistry);
         StoreAndStorage opened = b.dataDir == null ? new StoreAndStorage(SegmentStore.inMemory(b.containers), null)
-                : openDataDir(b);
+                : openDataDir(b, metrics);
         this.store = opened.store();
         this.storage = opened.storage();
         DelegationTokens tokens = b.passwordFile == null ? null : b.tokens != null ? b.tokens
@@ -100,7 +104,7 @@ public final class EmbeddedServer implements AutoCloseable {
             });
             try {
                 this.segmentStoreServer = new SegmentStoreServer(store,
-                        new InetSocketAddress(b.host, b.segmentStorePort), ssl, verifier, b.limits);
+                        new InetSocketAddress(b.host, b.segmentStorePort), ssl, verifier, b.limits, metrics);
             } catch (IOException | RuntimeException e) {
                 // the controller's listener may be up by now: it must not outlive the failed start
                 grpcStarted.thenAccept(Server::shutdownNow);
@@ -136,6 +140,9 @@ public final class EmbeddedServer implements AutoCloseable {
             this.autoScaler = controller.autoScaler(b.scaleWindow, System::currentTimeMillis);
             this.scaleRates = SegmentRateTracker.start(store, b.scaleWindow, autoScaler);
             registry.service = controller.serviceDefinition();
+            if (b.meterRegistry != null) {
+                MicrometerServerMetrics.gauges(b.meterRegistry, store, segmentStoreServer);
+            }
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened.storage());
             throw e;
@@ -145,10 +152,10 @@ public final class EmbeddedServer implements AutoCloseable {
     }
 
     /** Opens the data directory, naming it in the failure. */
-    private static StoreAndStorage openDataDir(Builder b) throws IOException {
+    private static StoreAndStorage openDataDir(Builder b, ServerMetrics metrics) throws IOException {
         try {
             return DurableSegmentStore.open(b.dataDir, b.containers, b.fsync, b.snapshotAfterBytes, b.storageFiles,
-                    b.standby ? b.standbyPoll : null);
+                    b.standby ? b.standbyPoll : null, metrics);
         } catch (IOException e) {
             throw new IOException("data directory " + b.dataDir + " cannot be used: " + IoErrors.describe(e), e);
         } catch (java.io.UncheckedIOException e) {
@@ -359,6 +366,8 @@ public final class EmbeddedServer implements AutoCloseable {
         private Duration scaleWindow = SegmentRateTracker.PRAVEGA_WINDOW;
         private boolean standby;
         private Duration standbyPoll = DEFAULT_STANDBY_POLL;
+        /** An io.micrometer.core.instrument.MeterRegistry, or null: typed Object so that Micrometer stays optional. */
+        private Object meterRegistry;
 
         private Builder() {
         }
@@ -640,6 +649,19 @@ public final class EmbeddedServer implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start the Sluice server: " + e.getMessage(), e);
             }
+        }
+
+        /**
+         * Records the server's metrics in {@code registry} (see {@code docs/metrics.md}: appends, reads, durable-flush
+         * latency, containers, segments, connections). Needs {@code io.micrometer:micrometer-core} on the class path,
+         * which Sluice's pom declares optional; without this call the server never loads it.
+         *
+         * @param registry a Micrometer meter registry
+         * @return this
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
         }
 
         /** @return the same as {@link #build()} */

@@ -281,6 +281,20 @@ public final class SegmentStore implements SegmentAdmin {
         return container(name).info(name);
     }
 
+    /** @return how many containers the segments are spread over */
+    public int containerCount() {
+        return containers.length;
+    }
+
+    /** @return how many segments exist (stream, table and internal ones), counted container by container */
+    public int segmentCount() {
+        int n = 0;
+        for (SegmentContainer c : containers) {
+            n += c.segmentNames().size();
+        }
+        return n;
+    }
+
     /** @return the names of every segment (for tests and tools) */
     public List<String> segmentNames() {
         List<String> names = new ArrayList<>();

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLContext;
 
 import io.sluice.common.Endpoint;
+import io.sluice.common.ServerMetrics;
 import io.sluice.common.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,7 @@ public final class SegmentStoreServer implements AutoCloseable {
     private final ServerSocket listener;
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private final ServerMetrics metrics;
 
     /**
      * Binds and starts accepting.
@@ -54,6 +56,18 @@ public final class SegmentStoreServer implements AutoCloseable {
      */
     public SegmentStoreServer(SegmentStore store, InetSocketAddress bind, SSLContext tls, TokenVerifier tokens,
                               ServerLimits limits) throws IOException {
+        this(store, bind, tls, tokens, limits, ServerMetrics.NONE);
+    }
+
+    /**
+     * Binds and starts accepting; its connections report appends and reads to {@code metrics}.
+     *
+     * @see #SegmentStoreServer(SegmentStore, InetSocketAddress, SSLContext, TokenVerifier, ServerLimits)
+     * @throws IOException if the address cannot be bound
+     */
+    public SegmentStoreServer(SegmentStore store, InetSocketAddress bind, SSLContext tls, TokenVerifier tokens,
+                              ServerLimits limits, ServerMetrics metrics) throws IOException {
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.store = Objects.requireNonNull(store, "store");
         this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -127,7 +141,8 @@ public final class SegmentStoreServer implements AutoCloseable {
 
     private void serve(Socket socket) {
         ServerConnection[] holder = new ServerConnection[1];
-        ServerConnection c = new ServerConnection(socket, store, tokens, limits, () -> connections.remove(holder[0]));
+        ServerConnection c = new ServerConnection(socket, store, tokens, limits, metrics,
+                () -> connections.remove(holder[0]));
         holder[0] = c;
         connections.add(c);
         if (closed) {

@@ -21,6 +21,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
+import io.sluice.common.ServerMetrics;
 import io.sluice.common.Threads;
 import io.sluice.wire.AppendStreamDecoder;
 import io.sluice.wire.AuthTokenCheckFailed;
@@ -113,8 +114,15 @@ final class ServerConnection implements ReplySink {
     private final Set<String> transients = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
+    private final ServerMetrics metrics;
 
     ServerConnection(Socket socket, SegmentStore store, TokenVerifier tokens, ServerLimits limits, Runnable onClose) {
+        this(socket, store, tokens, limits, ServerMetrics.NONE, onClose);
+    }
+
+    ServerConnection(Socket socket, SegmentStore store, TokenVerifier tokens, ServerLimits limits,
+                     ServerMetrics metrics, Runnable onClose) {
+        this.metrics = metrics;
         this.socket = socket;
         this.peer = String.valueOf(socket.getRemoteSocketAddress());
         this.store = store;
@@ -134,6 +142,9 @@ final class ServerConnection implements ReplySink {
     @Override
     public void send(Reply reply) {
         if (!closed.get()) {
+            if (reply instanceof SegmentRead r) {
+                metrics.read(r.data().remaining());
+            }
             queuedReplyBytes.addAndGet(replyBytes(reply));
             outbound.add(reply);
         }
@@ -523,7 +534,8 @@ final class ServerConnection implements ReplySink {
                 return;
             }
         }
-        int bytes = Math.min(limits.maxInflightBytes(), a.data().remaining());
+        int size = a.data().remaining();
+        int bytes = Math.min(limits.maxInflightBytes(), size);
         inflight.acquire(bytes);
         long expected = a.conditional() ? a.expectedOffset() : ContainerOp.Append.UNCONDITIONAL;
         store.submit(new ContainerOp.Append(System.currentTimeMillis(), a.segment(), a.writerId(), a.eventNumber(),
@@ -532,14 +544,15 @@ final class ServerConnection implements ReplySink {
                     if (err != null) {
                         replyOrClose(null, err);
                     } else {
-                        acknowledge(a, (SegmentContainer.AppendResult) result);
+                        acknowledge(a, size, (SegmentContainer.AppendResult) result);
                     }
                 });
     }
 
-    private void acknowledge(AppendStreamDecoder.Append a, SegmentContainer.AppendResult result) {
+    private void acknowledge(AppendStreamDecoder.Append a, int size, SegmentContainer.AppendResult result) {
         switch (result) {
             case SegmentContainer.AppendResult.Appended ok -> {
+                metrics.appended(a.eventCount(), size);
                 lastAcked.put(a.writerId(), ok.ack().eventNumber());
                 send(ok.ack());
             }

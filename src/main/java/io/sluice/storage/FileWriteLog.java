@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.sluice.common.ServerMetrics;
 import io.sluice.common.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,6 +84,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
     private final FileOpener files;
     private final ConcurrentHashMap<ResourceId, Held> held = new ConcurrentHashMap<>();
     private final LongAdder fsyncs = new LongAdder();
+    /** Hears how long each group commit took ({@link ServerMetrics#NONE}: nothing is timed). */
+    private volatile ServerMetrics metrics = ServerMetrics.NONE;
     private final LongAdder droppedTailBytes = new LongAdder();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -102,6 +105,11 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         this.durability = Objects.requireNonNull(durability, "durability");
         this.forceHook = Objects.requireNonNull(forceHook, "forceHook");
         this.files = Objects.requireNonNull(files, "files");
+    }
+
+    /** Reports each group commit's duration (write and force) to {@code metrics} from now on. */
+    void metrics(ServerMetrics metrics) {
+        this.metrics = java.util.Objects.requireNonNull(metrics, "metrics");
     }
 
     /** @return how many times this service forced a log file or directory to disk (for tests) */
@@ -647,6 +655,8 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
                 buffers[i] = batch.get(i).record();
                 total += buffers[i].remaining();
             }
+            ServerMetrics timing = metrics;
+            long started = timing == ServerMetrics.NONE ? 0 : System.nanoTime();
             try {
                 long written = 0;
                 while (written < total) {
@@ -656,6 +666,9 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
                     forceHook.beforeForce();
                     channel.force(true);
                     fsyncs.increment();
+                }
+                if (timing != ServerMetrics.NONE) {
+                    timing.durableFlush(System.nanoTime() - started);
                 }
             } catch (IOException | RuntimeException e) {
                 fail(new StorageException("writing write log " + file + " failed; its resource accepts no more"

@@ -39,6 +39,11 @@ public final class LocalStorage implements Storage {
         this.chunks = new FileChunkStore(dataDir.resolve("chunks"), durability, chunkRolloverBytes, files);
     }
 
+    /** Reports the write log's group commits (their write and force durations) to {@code metrics} from now on. */
+    public void metrics(io.sluice.common.ServerMetrics metrics) {
+        writeLog.metrics(metrics);
+    }
+
     /**
      * Opens (creating it if needed) storage in {@code dataDir} with the default chunk rollover size. Blocks briefly
      * on I/O; takes no lock (resources are locked one by one).

@@ -74,6 +74,8 @@ class QuickOptionsTest {
             {"--auth", "passwords.txt", "--token-lifetime", "30s"},
             {"--host=", "--ready-file", "r=s"},
             {"--scale-window", "2s", "--advertised-host", "sluice.example", "--retention-interval=90s"},
+            {"--metrics-port", "9464"},
+            {"--metrics-port=0", "--controller-port", "0"},
         };
         for (String[] line : lines) {
             assertThat(quick(line)).as("%s", List.of(line)).isEqualTo(picocli(line));
@@ -122,7 +124,7 @@ class QuickOptionsTest {
         for (Field f : options) {
             Class<?> type = f.getType();
             String sample = type == boolean.class ? null : type == java.time.Duration.class ? "5s"
-                    : type == int.class || type == long.class ? "1" : "x";
+                    : type == int.class || type == long.class || type == Integer.class ? "1" : "x";
             for (String name : f.getAnnotation(Option.class).names()) {
                 String[] line = sample == null ? new String[] {name} : new String[] {name, sample};
                 assertThat(quick(line)).as("%s", List.of(line)).isEqualTo(picocli(line));
