@@ -6,6 +6,8 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -145,6 +147,10 @@ final class ServerCommand implements Callable<Integer> {
             description = "log the server's progress (INFO) and print the stack trace of a failure")
     private boolean verbose;
 
+    @Option(names = "--json", description = "print the ready line as one JSON object (controller, segmentStore, "
+            + "advertisedHost, metrics, dataDir, readyMillis) instead of text, for scripts")
+    private boolean json;
+
     /** Reads a TCP port: 0 to 65535 (a usage error otherwise). */
     static final class PortConverter implements picocli.CommandLine.ITypeConverter<Integer> {
         @Override
@@ -234,7 +240,7 @@ final class ServerCommand implements Callable<Integer> {
         @Override
         public Boolean isFlag(String name) {
             return switch (name) {
-                case "--in-memory", "--no-fsync", "--standby", "-v", "--verbose" -> true;
+                case "--in-memory", "--no-fsync", "--standby", "-v", "--verbose", "--json" -> true;
                 case "--data-dir", "--host", "--advertised-host", "--controller-port", "--segment-store-port",
                      "--containers", "--snapshot-after", "--watermark-interval", "--scale-window",
                      "--retention-interval", "--max-inflight-bytes", "--max-queued-reply-bytes",
@@ -256,6 +262,7 @@ final class ServerCommand implements Callable<Integer> {
                 case "--in-memory" -> storage.inMemory = true;
                 case "--no-fsync" -> noFsync = true;
                 case "--standby" -> standby = true;
+                case "--json" -> json = true;
                 default -> verbose = true;
             }
         }
@@ -378,7 +385,13 @@ final class ServerCommand implements Callable<Integer> {
             // bound before the server starts: a port in use fails before any recovery
             metrics = PrometheusEndpoint.start(host, metricsPort, b);
         }
-        if (standby) {
+        if (standby && json) {
+            Map<String, Object> waiting = new LinkedHashMap<>();
+            waiting.put("standby", true);
+            waiting.put("dataDir", storage.dataDir.toAbsolutePath().toString());
+            out.println(JsonWriter.write(waiting));
+            out.flush();
+        } else if (standby) {
             out.println("Sluice server standby on " + storage.dataDir.toAbsolutePath()
                     + ": waiting until no other server holds it");
             out.flush();
@@ -404,6 +417,21 @@ final class ServerCommand implements Callable<Integer> {
             stopped.countDown();
         }, "sluice-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        if (json) {
+            Map<String, Object> ready = new LinkedHashMap<>();
+            ready.put("ready", true);
+            ready.put("readyMillis", readyMillis);
+            ready.put("controller", server.controllerUri());
+            ready.put("segmentStore", server.segmentStoreEndpoint().toString());
+            ready.put("advertisedHost", server.advertisedHost());
+            ready.put("metrics", endpoint == null ? null : endpoint.url());
+            ready.put("dataDir", storage.dataDir == null ? null : storage.dataDir.toAbsolutePath().toString());
+            out.println(JsonWriter.write(ready));
+            out.flush();
+            writeReadyFile(server);
+            stopped.await();
+            return 0;
+        }
         out.println("Sluice server ready in " + readyMillis + " ms");
         out.println("  controller:    " + server.controllerUri());
         out.println("  segment store: " + server.segmentStoreEndpoint());
@@ -416,13 +444,18 @@ final class ServerCommand implements Callable<Integer> {
         out.println("  data:          " + (storage.dataDir == null ? "in memory (nothing is kept)" : storage.dataDir.toAbsolutePath()));
         out.println("Press Ctrl-C to stop.");
         out.flush();
+        writeReadyFile(server);
+        stopped.await();
+        return 0;
+    }
+
+    /** Writes the controller URI to {@code --ready-file}, if given, atomically: a script sees it whole or not at all. */
+    private void writeReadyFile(EmbeddedServer server) throws IOException {
         if (readyFile != null) {
             Path tmp = readyFile.resolveSibling(readyFile.getFileName() + ".tmp");
             Files.writeString(tmp, server.controllerUri() + "\n", StandardCharsets.UTF_8);
             Files.move(tmp, readyFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
-        stopped.await();
-        return 0;
     }
 
     /**
