@@ -16,6 +16,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,7 +29,9 @@ import io.sluice.wire.AppendSetup;
 import io.sluice.wire.DataAppended;
 import io.sluice.wire.FrameCodec;
 import io.sluice.wire.Reply;
+import io.sluice.wire.SegmentIsSealed;
 import io.sluice.wire.SegmentRead;
+import io.sluice.wire.StreamSegmentInfo;
 import io.sluice.wire.WireCommand;
 import io.sluice.wire.WireCommandType;
 import io.sluice.wire.WireProtocol;
@@ -41,12 +44,17 @@ import io.sluice.wire.samples.AllSamples;
  * {@link Fault}. The choice for the k-th reply of the n-th connection depends only on the seed, n and k, so a seed
  * replays the same faults for the same traffic.
  *
- * <p>Faults the client can only notice by waiting (a reply dropped or replaced, a connection gone silent, a length
- * that swallows the frames behind it) are followed by the proxy hanging up the connection a little later, as a dead
- * server's connection eventually breaks: the fuzz then exercises the client's recovery instead of its 30 s request
- * timeout. Replies whose fields the client cannot check (the event numbers of {@code DataAppended} and
- * {@code AppendSetup}, the event bytes of {@code SegmentRead}) are never bit-flipped: a forged acknowledgement is
- * indistinguishable from a real one.
+ * <p>Faults the client can only notice by waiting (a reply dropped or replaced, a request id spoilt, a connection
+ * gone silent, a length that swallows the frames behind it) are followed by the proxy hanging up the connection a
+ * little later, as a dead server's connection eventually breaks: the fuzz then exercises the client's recovery
+ * instead of its 30 s request timeout — and a read parked at the tail (a long poll, which a segment store may hold
+ * for ever) cannot be told from a read whose reply was lost, so without the hang-up a reader would wait for ever.
+ *
+ * <p>Replies whose fields the client cannot check (the event numbers of {@code DataAppended} and
+ * {@code AppendSetup}, the lengths of {@code StreamSegmentInfo}, the event bytes of {@code SegmentRead}) are never
+ * bit-flipped: a forged acknowledgement or length is indistinguishable from a real one (a length too long, say,
+ * makes a reader long-poll for bytes that never come). For the same reason an acknowledgement or an append setup is
+ * never replaced by {@code SegmentIsSealed}.
  *
  * <p>Thread-safe; one virtual thread per direction of each connection.
  */
@@ -95,6 +103,8 @@ final class ReplyFuzzProxy implements AutoCloseable {
     private final Map<Fault, AtomicLong> injected = new ConcurrentHashMap<>();
     private final AtomicLong replies = new AtomicLong();
     private final AtomicInteger open = new AtomicInteger();
+    /** The faults injected, in order: connection, fault, the reply it spoilt. */
+    private final List<String> log = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /**
@@ -134,6 +144,12 @@ final class ReplyFuzzProxy implements AutoCloseable {
         return out;
     }
 
+    /** @return the last {@code n} faults injected, oldest first: connection number, fault and the reply spoilt */
+    List<String> lastFaults(int n) {
+        List<String> all = List.copyOf(log);
+        return all.subList(Math.max(0, all.size() - n), all.size());
+    }
+
     /** @return all faults injected */
     long faults() {
         return injected.values().stream().mapToLong(AtomicLong::get).sum();
@@ -165,6 +181,7 @@ final class ReplyFuzzProxy implements AutoCloseable {
 
     /** One client connection and its connection to the real store. */
     private final class Connection {
+        private final int number;
         private final Socket client;
         private final Socket store;
         private final Random random;
@@ -173,6 +190,7 @@ final class ReplyFuzzProxy implements AutoCloseable {
         private byte[] held;
 
         Connection(int number, Socket client, Socket store) {
+            this.number = number;
             this.client = client;
             this.store = store;
             this.random = new Random(seed * 1_000_003L + number);
@@ -216,6 +234,8 @@ final class ReplyFuzzProxy implements AutoCloseable {
                     }
                     Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
                     injected.computeIfAbsent(fault, f -> new AtomicLong()).incrementAndGet();
+                    WireCommand spoilt = decode(frame);
+                    log.add("connection " + number + ": " + fault + " of " + (spoilt == null ? "?" : spoilt));
                     silent = spoil(fault, frame, out);
                 }
             } catch (IOException e) {
@@ -242,6 +262,9 @@ final class ReplyFuzzProxy implements AutoCloseable {
                                 (byte) (1 << random.nextInt(8));
                     }
                     send(out, f);
+                    if (losesTheReply(frame, f)) {
+                        hangUpSoon();
+                    }
                 }
                 case TRUNCATE_LENGTH -> {
                     int length = frame.length - WireProtocol.HEADER_SIZE;
@@ -365,6 +388,12 @@ final class ReplyFuzzProxy implements AutoCloseable {
                 if (original != null && other.type() == original.type()) {
                     continue;
                 }
+                if ((original instanceof DataAppended || original instanceof AppendSetup)
+                        && other instanceof SegmentIsSealed) {
+                    // a forged seal makes the writer move events the store holds to the successors: no client can
+                    // tell it from a real one
+                    continue;
+                }
                 Object id = original == null ? null : component(original, "requestId");
                 WireCommand out = id == null ? other : with(other, "requestId", id);
                 byte[] encoded = encodeOrNull(out == null ? other : out);
@@ -388,12 +417,24 @@ final class ReplyFuzzProxy implements AutoCloseable {
     }
 
     /**
-     * @return the end (exclusive) of the bytes of {@code frame} a bit flip may hit: none of an acknowledgement, only
-     *     those before the event bytes of a read, all of any other reply
+     * @return whether the client cannot match {@code flipped} to the request {@code original} answers: it does not
+     *     decode, or decodes to another type or request id (a shorter length inside a read, say, moves the request
+     *     id into the event bytes) — the reply is then as good as dropped
+     */
+    private static boolean losesTheReply(byte[] original, byte[] flipped) {
+        WireCommand before = decode(original);
+        WireCommand after = decode(flipped);
+        return before == null || after == null || before.type() != after.type()
+                || !Objects.equals(component(before, "requestId"), component(after, "requestId"));
+    }
+
+    /**
+     * @return the end (exclusive) of the bytes of {@code frame} a bit flip may hit: none of an acknowledgement, an
+     *     append setup or a segment's info, only those before the event bytes of a read, all of any other reply
      */
     private static int flippableEnd(byte[] frame) {
         WireCommand c = decode(frame);
-        if (c instanceof DataAppended || c instanceof AppendSetup || c == null) {
+        if (c instanceof DataAppended || c instanceof AppendSetup || c instanceof StreamSegmentInfo || c == null) {
             return WireProtocol.HEADER_SIZE;
         }
         if (c instanceof SegmentRead read) {
