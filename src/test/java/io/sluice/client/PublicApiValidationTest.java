@@ -10,11 +10,13 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.http.HttpClient;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,10 +40,8 @@ import java.util.stream.Stream;
 import io.sluice.admin.KeyValueTableManager;
 import io.sluice.admin.ReaderGroup;
 import io.sluice.admin.ReaderGroupManager;
-import io.sluice.admin.StreamInfo;
 import io.sluice.admin.StreamManager;
 import io.sluice.auth.BasicCredentials;
-import io.sluice.auth.BearerCredentials;
 import io.sluice.auth.OAuth2ClientCredentials;
 import io.sluice.batch.BatchClient;
 import io.sluice.batch.SegmentRange;
@@ -68,25 +68,18 @@ import io.sluice.stream.RetryPolicy;
 import io.sluice.stream.ScalingPolicy;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
-import io.sluice.stream.SegmentWithRange;
 import io.sluice.stream.Serializer;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.StreamCut;
-import io.sluice.stream.TimeWindow;
 import io.sluice.stream.Transaction;
-import io.sluice.stream.TransactionInfo;
 import io.sluice.stream.TransactionalEventStreamWriter;
 import io.sluice.stream.TxnState;
 import io.sluice.stream.WriteHandle;
 import io.sluice.stream.WriterConfig;
-import io.sluice.table.Insert;
 import io.sluice.table.KeyValueTable;
 import io.sluice.table.KeyValueTableConfiguration;
-import io.sluice.table.KeyValueTableIterator;
 import io.sluice.table.Put;
-import io.sluice.table.Remove;
-import io.sluice.table.TableEntry;
 import io.sluice.table.TableKey;
 import io.sluice.table.TableSynchronizer;
 import io.sluice.table.Version;
@@ -566,9 +559,9 @@ class PublicApiValidationTest {
         r.add(rule("OAuth2ClientCredentials.Builder#requestTimeout(Duration)", f -> OAuth2ClientCredentials.builder(),
                 f -> a(SECOND), POS));
         r.add(rule("OAuth2ClientCredentials.Builder#httpClient(HttpClient)", f -> OAuth2ClientCredentials.builder(),
-                f -> a(java.net.http.HttpClient.newHttpClient()), N));
+                f -> a(HttpClient.newHttpClient()), N));
         r.add(rule("OAuth2ClientCredentials.Builder#clock(InstantSource)", f -> OAuth2ClientCredentials.builder(),
-                f -> a(java.time.InstantSource.system()), N));
+                f -> a(InstantSource.system()), N));
         return List.copyOf(r);
     }
 
