@@ -237,8 +237,8 @@ class ClientReplyFuzzTest {
             int openAtClose = proxy.openConnections();
             if (!settles(() -> proxy.openConnections() == 0, CONNECTIONS_SETTLE)) {
                 findings.add("seed " + seed + ": " + proxy.openConnections() + " segment-store connections still open "
-                        + CONNECTIONS_SETTLE.toSeconds() + " s after the client closed, after the faults "
-                        + proxy.lastFaults(6));
+                        + CONNECTIONS_SETTLE.toSeconds() + " s after the client closed: "
+                        + proxy.openConnectionsDescribed() + ", after the faults " + proxy.lastFaults(6));
             } else if (openAtClose > 0) {
                 long tookMillis = (System.nanoTime() - closedAt) / 1_000_000;
                 slowest.merge("connections closed after client.close", tookMillis, Math::max);

@@ -103,6 +103,7 @@ final class ReplyFuzzProxy implements AutoCloseable {
     private final Map<Fault, AtomicLong> injected = new ConcurrentHashMap<>();
     private final AtomicLong replies = new AtomicLong();
     private final AtomicInteger open = new AtomicInteger();
+    private final List<Connection> live = new CopyOnWriteArrayList<>();
     /** The faults injected, in order: connection, fault, the reply it spoilt. */
     private final List<String> log = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -130,6 +131,15 @@ final class ReplyFuzzProxy implements AutoCloseable {
     /** @return client connections open now (each with its upstream half) */
     int openConnections() {
         return open.get();
+    }
+
+    /** @return the connections open now: number and the first requests the client sent on each */
+    List<String> openConnectionsDescribed() {
+        List<String> out = new ArrayList<>();
+        for (Connection c : live) {
+            out.add("connection " + c.number + " " + c.requests);
+        }
+        return out;
     }
 
     /** @return replies that passed through, spoilt or not */
@@ -171,6 +181,7 @@ final class ReplyFuzzProxy implements AutoCloseable {
                 sockets.add(store);
                 open.incrementAndGet();
                 Connection c = new Connection(n, client, store);
+                live.add(c);
                 Thread.ofVirtual().name("reply-fuzz-up-" + n).start(c::pumpRequests);
                 Thread.ofVirtual().name("reply-fuzz-down-" + n).start(c::pumpReplies);
             }
@@ -188,6 +199,8 @@ final class ReplyFuzzProxy implements AutoCloseable {
         private final ReentrantLock closeLock = new ReentrantLock();
         private boolean done;
         private byte[] held;
+        /** The first requests of the client on this connection, to say which part of it opened the connection. */
+        private final List<String> requests = new CopyOnWriteArrayList<>();
 
         Connection(int number, Socket client, Socket store) {
             this.number = number;
@@ -197,13 +210,22 @@ final class ReplyFuzzProxy implements AutoCloseable {
         }
 
         void pumpRequests() {
-            byte[] buffer = new byte[64 * 1024];
             try {
-                InputStream in = client.getInputStream();
+                DataInputStream in = new DataInputStream(client.getInputStream());
                 OutputStream out = store.getOutputStream();
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    out.write(buffer, 0, n);
+                while (true) {
+                    int type = in.readInt();
+                    int length = in.readInt();
+                    byte[] frame = new byte[WireProtocol.HEADER_SIZE + length];
+                    ByteBuffer.wrap(frame).putInt(type).putInt(length);
+                    in.readFully(frame, WireProtocol.HEADER_SIZE, length);
+                    if (requests.size() < 4) {
+                        WireCommandType t = WireCommandType.forCode(type);
+                        WireCommand c = decode(frame);
+                        String what = c == null ? String.valueOf(t) : c.toString();
+                        requests.add(what.length() > 160 ? what.substring(0, 160) + "…" : what);
+                    }
+                    out.write(frame);
                     out.flush();
                 }
             } catch (IOException e) {
@@ -365,6 +387,7 @@ final class ReplyFuzzProxy implements AutoCloseable {
             }
             closeQuietly(client);
             closeQuietly(store);
+            live.remove(this);
             sockets.remove(client);
             sockets.remove(store);
             open.decrementAndGet();
