@@ -622,7 +622,7 @@ public final class OAuth2ClientCredentials implements Credentials, AutoCloseable
          * @throws IllegalArgumentException if it is not valid JSON or lacks a field
          */
         public Builder keycloakJson(Path file) {
-            Objects.requireNonNull(file, "keycloak.json path");
+            Objects.requireNonNull(file, "keycloak.json file");
             String text;
             try {
                 text = Files.readString(file, StandardCharsets.UTF_8);

@@ -169,7 +169,7 @@ public final class ClientConfig {
 
         /** @return this, trusting the certificates in {@code pemFile} (controller and segment stores) */
         public Builder trustStore(Path pemFile) {
-            this.trustStore = pemFile;
+            this.trustStore = Objects.requireNonNull(pemFile, "pemFile");
             return this;
         }
 

@@ -149,6 +149,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     @Override
     public WriteHandle write(String routingKey, T event) {
+        Objects.requireNonNull(event, "event");
         ByteBuffer payload = serializer.serialize(event);
         if (payload.remaining() > WriterConfig.MAX_EVENT_BYTES) {
             return writeLarge(routingKey, List.of(payload));
@@ -168,9 +169,10 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     @Override
     public WriteHandle writeAll(String routingKey, List<T> events) {
+        Objects.requireNonNull(events, "events");
         List<ByteBuffer> payloads = new ArrayList<>(events.size());
         for (T e : events) {
-            payloads.add(serializer.serialize(e));
+            payloads.add(serializer.serialize(Objects.requireNonNull(e, "an event of events")));
         }
         long framed = 0;
         boolean oversized = false;
@@ -390,6 +392,9 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     @Override
     public void noteTime(long timestamp) {
+        if (timestamp < 0) {
+            throw new IllegalArgumentException("timestamp must not be negative: " + timestamp);
+        }
         if (config.automaticallyNoteTime()) {
             throw new IllegalStateException("writer " + writerId + " notes the time automatically "
                     + "(WriterConfig.automaticallyNoteTime): noteTime must not be called too");
@@ -480,6 +485,10 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
         @Override
         public void await(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+            }
             try {
                 future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {

@@ -27,6 +27,7 @@ import io.sluice.segment.TableSegmentClient;
 import io.sluice.segment.TableSegmentEntry;
 import io.sluice.segment.TableSegmentKey;
 import io.sluice.segment.TableSegmentPage;
+import io.sluice.stream.Names;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentWithRange;
 import io.sluice.table.Insert;
@@ -56,8 +57,8 @@ final class KeyValueTableImpl implements KeyValueTable {
     private final List<Partition> partitions;
 
     KeyValueTableImpl(String scope, String name, ControllerClient controller, SegmentCalls calls) {
-        this.scope = Objects.requireNonNull(scope, "scope");
-        this.name = Objects.requireNonNull(name, "name");
+        this.scope = Names.validateName("scope", scope);
+        this.name = Names.validateKeyValueTable(name);
         this.config = controller.keyValueTableConfiguration(scope, name);
         StreamSegments segments = controller.keyValueTableSegments(scope, name);
         DelegationTokenProvider tokens = new DelegationTokenProvider(scope, name, AccessOperation.READ_WRITE,

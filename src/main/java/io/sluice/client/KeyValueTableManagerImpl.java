@@ -6,6 +6,7 @@ import java.util.Objects;
 import io.sluice.admin.KeyValueTableManager;
 import io.sluice.controller.ControllerClient;
 import io.sluice.errors.AlreadyExistsException;
+import io.sluice.stream.Names;
 import io.sluice.table.KeyValueTableConfiguration;
 
 /** {@link KeyValueTableManager} on the controller's key-value table RPCs. */
@@ -39,8 +40,8 @@ final class KeyValueTableManagerImpl implements KeyValueTableManager {
 
     @Override
     public boolean deleteKeyValueTable(String scope, String name) {
-        Objects.requireNonNull(scope, "scope");
-        Objects.requireNonNull(name, "name");
+        Names.validateName("scope", scope);
+        Names.validateKeyValueTable(name);
         return controller.deleteKeyValueTable(scope, name);
     }
 
@@ -52,8 +53,8 @@ final class KeyValueTableManagerImpl implements KeyValueTableManager {
 
     @Override
     public KeyValueTableConfiguration getConfiguration(String scope, String name) {
-        Objects.requireNonNull(scope, "scope");
-        Objects.requireNonNull(name, "name");
+        Names.validateName("scope", scope);
+        Names.validateKeyValueTable(name);
         return controller.keyValueTableConfiguration(scope, name);
     }
 }

@@ -90,6 +90,9 @@ final class ReaderGroupImpl implements ReaderGroup {
     public Checkpoint initiateCheckpoint(String checkpoint, Duration timeout) {
         Objects.requireNonNull(checkpoint, "name");
         Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("the checkpoint timeout must be positive: " + timeout);
+        }
         if (checkpoint.isEmpty() || checkpoint.length() > 1024) {
             throw new IllegalArgumentException("checkpoint name must have 1 to 1024 characters: '" + checkpoint + "'");
         }
@@ -190,6 +193,9 @@ final class ReaderGroupImpl implements ReaderGroup {
     @Override
     public void readerOffline(String readerId, Position lastPosition) {
         Objects.requireNonNull(readerId, "readerId");
+        if (readerId.isEmpty() || readerId.length() > 1024) {
+            throw new IllegalArgumentException("readerId must have 1 to 1024 characters, not " + readerId.length());
+        }
         SortedMap<Segment, Long> positions = lastPosition == null ? Collections.emptySortedMap()
                 : lastPosition.segments();
         state.update(st -> st.readers().containsKey(readerId)

@@ -21,6 +21,7 @@ import io.sluice.segment.SegmentCalls;
 import io.sluice.segment.SegmentMetadataClient;
 import io.sluice.stream.EventPointer;
 import io.sluice.stream.KeyRange;
+import io.sluice.stream.Names;
 import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Segment;
 import io.sluice.stream.SegmentWithRange;
@@ -51,7 +52,7 @@ final class StreamManagerImpl implements StreamManager {
 
     @Override
     public boolean scopeExists(String scope) {
-        return controller.scopeExists(scope);
+        return controller.scopeExists(Names.validateName("scope", scope));
     }
 
     @Override
@@ -63,13 +64,13 @@ final class StreamManagerImpl implements StreamManager {
 
     @Override
     public boolean deleteScope(String scope) {
-        return controller.deleteScope(scope);
+        return controller.deleteScope(Names.validateName("scope", scope));
     }
 
     @Override
     public boolean deleteScopeRecursive(String scope) {
         // the controller answers SUCCESS for a missing scope too (Pravega 0.13 does; see ControllerClient)
-        if (!controller.scopeExists(scope)) {
+        if (!controller.scopeExists(Names.validateName("scope", scope))) {
             return false;
         }
         return controller.deleteScopeRecursive(scope);
@@ -77,11 +78,13 @@ final class StreamManagerImpl implements StreamManager {
 
     @Override
     public boolean createStream(String scope, String stream, StreamConfiguration configuration) {
+        Objects.requireNonNull(configuration, "configuration");
         return controller.createStream(ScopedStream.of(scope, stream), configuration);
     }
 
     @Override
     public void updateStream(String scope, String stream, StreamConfiguration configuration) {
+        Objects.requireNonNull(configuration, "configuration");
         controller.updateStream(ScopedStream.of(scope, stream), configuration);
     }
 
@@ -173,6 +176,8 @@ final class StreamManagerImpl implements StreamManager {
     @Override
     public List<SegmentWithRange> scaleStream(String scope, String stream, List<Segment> sealed, List<KeyRange> newRanges) {
         ScopedStream s = ScopedStream.of(scope, stream);
+        Objects.requireNonNull(sealed, "sealed");
+        Objects.requireNonNull(newRanges, "newRanges");
         ScaleResult result = controller.scale(s, sealed, newRanges);
         if (!result.started()) {
             throw new SluiceException("the controller refused to scale " + s + ": " + whyRefused(s, sealed, newRanges));

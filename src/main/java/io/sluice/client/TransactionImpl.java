@@ -124,7 +124,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
 
     @Override
     public void write(String routingKey, T event) {
-        submit(PendingEvent.of(routingKey, serializer.serialize(event)));
+        submit(PendingEvent.of(routingKey, serializer.serialize(Objects.requireNonNull(event, "event"))));
     }
 
     @Override
@@ -134,9 +134,10 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
 
     @Override
     public void writeAll(String routingKey, List<T> events) {
+        Objects.requireNonNull(events, "events");
         List<ByteBuffer> payloads = new ArrayList<>(events.size());
         for (T e : events) {
-            payloads.add(serializer.serialize(e));
+            payloads.add(serializer.serialize(Objects.requireNonNull(e, "an event of events")));
         }
         submit(new PendingEvent(routingKey, payloads));
     }
@@ -198,6 +199,9 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
 
     @Override
     public void commit(long timestamp) {
+        if (timestamp < 0) {
+            throw new IllegalArgumentException("timestamp must not be negative: " + timestamp);
+        }
         commit(OptionalLong.of(timestamp));
     }
 

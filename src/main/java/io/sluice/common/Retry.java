@@ -63,10 +63,10 @@ public record Retry(Duration initialBackoff, double multiplier, int maxAttempts,
         }
         if (maxReconnectBackoff.isNegative() || maxReconnectBackoff.isZero()) {
             // zero would turn the extra attempts after connection failures into a busy loop
-            throw new IllegalArgumentException("the longest wait after a connection failure must be positive: "
-                    + maxReconnectBackoff);
+            throw new IllegalArgumentException("the longest wait after a connection failure must be positive "
+                    + "(maxReconnectBackoff): " + maxReconnectBackoff);
         }
-        if (multiplier < 1.0) {
+        if (!(multiplier >= 1.0)) { // NaN too
             throw new IllegalArgumentException("backoff multiplier must be at least 1: " + multiplier);
         }
         if (maxAttempts < 1) {

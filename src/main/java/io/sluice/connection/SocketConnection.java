@@ -119,8 +119,14 @@ final class SocketConnection implements Connection {
             Threads.startVirtual("sluice-reader-" + endpoint, c::readLoop);
         }
         c.writerThread = Threads.startVirtual("sluice-writer-" + endpoint, c::writeLoop);
-        c.send(Hello.current());
-        c.awaitHello(deadline);
+        try {
+            c.send(Hello.current());
+            c.awaitHello(deadline);
+        } catch (RuntimeException e) {
+            // an opener interrupted before its Hello was queued left the socket open and its reader waiting for ever
+            c.close();
+            throw e;
+        }
         c.keepAliveThread = Threads.startVirtual("sluice-keepalive-" + endpoint, c::keepAliveLoop);
         return c;
     }

@@ -2,6 +2,7 @@ package io.sluice.stream;
 
 import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -16,11 +17,13 @@ public record Checkpoint(String name, SortedMap<ScopedStream, StreamCut> positio
 
     /** Copies the map. */
     public Checkpoint {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(positions, "positions");
         positions = Collections.unmodifiableSortedMap(new TreeMap<>(positions));
     }
 
     /** @return a checkpoint of these positions */
     public static Checkpoint of(String name, Map<ScopedStream, StreamCut> positions) {
-        return new Checkpoint(name, new TreeMap<>(positions));
+        return new Checkpoint(name, new TreeMap<>(Objects.requireNonNull(positions, "positions")));
     }
 }

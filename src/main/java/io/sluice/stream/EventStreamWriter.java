@@ -75,7 +75,8 @@ public interface EventStreamWriter<T> extends AutoCloseable {
      * ({@link EventStreamReader#currentTimeWindow}; see docs/watermarks.md). The note carries the writer's position
      * (the offsets of its segments as last acknowledged). A writer that closes is taken out of the watermarks.
      *
-     * @param timestamp a non-decreasing time
+     * @param timestamp a non-decreasing time, not negative
+     * @throws IllegalArgumentException if {@code timestamp} is negative
      * @throws IllegalStateException if the writer notes the time automatically
      *     ({@link WriterConfig#automaticallyNoteTime()})
      */

@@ -76,6 +76,7 @@ public final class Names {
      * @throws IllegalArgumentException naming the rule {@code name} breaks
      */
     public static String validateName(String what, String name) {
+        Objects.requireNonNull(what, "what");
         return check(what, name, INTERNAL_NAME, MAX_NAME_LENGTH);
     }
 

@@ -213,6 +213,7 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
          * @return this builder
          */
         public Builder startingStreamCuts(Map<ScopedStream, StreamCut> cuts) {
+            Objects.requireNonNull(cuts, "cuts");
             starting.clear();
             starting.putAll(cuts);
             return this;
@@ -223,6 +224,7 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
          * @return this builder
          */
         public Builder endingStreamCuts(Map<ScopedStream, StreamCut> cuts) {
+            Objects.requireNonNull(cuts, "cuts");
             ending.clear();
             ending.putAll(cuts);
             return this;
@@ -233,6 +235,9 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
          * @return this builder
          */
         public Builder groupRefreshTimeMillis(long millis) {
+            if (millis < 0) {
+                throw new IllegalArgumentException("groupRefreshTimeMillis must not be negative: " + millis);
+            }
             this.groupRefreshTimeMillis = millis;
             return this;
         }
@@ -256,6 +261,9 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
          * @return this builder
          */
         public Builder maxOutstandingCheckpointRequest(int max) {
+            if (max <= 0) {
+                throw new IllegalArgumentException("maxOutstandingCheckpointRequest must be positive: " + max);
+            }
             this.maxOutstandingCheckpointRequest = max;
             return this;
         }
@@ -292,6 +300,9 @@ public record ReaderGroupConfig(long groupRefreshTimeMillis, long automaticCheck
          * @return this builder
          */
         public Builder rolloverSizeBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("rolloverSizeBytes must not be negative: " + bytes);
+            }
             this.rolloverSizeBytes = bytes;
             return this;
         }

@@ -124,6 +124,7 @@ public record StreamConfiguration(ScalingPolicy scalingPolicy, RetentionPolicy r
          * @return this builder
          */
         public Builder tags(Collection<String> tags) {
+            Objects.requireNonNull(tags, "tags");
             this.tags.clear();
             tags.forEach(this::tag);
             return this;
@@ -134,7 +135,11 @@ public record StreamConfiguration(ScalingPolicy scalingPolicy, RetentionPolicy r
          * @return this builder
          */
         public Builder timestampAggregationTimeout(Duration timeout) {
-            this.timestampAggregationTimeout = Objects.requireNonNull(timeout, "timeout");
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("timestampAggregationTimeout must not be negative: " + timeout);
+            }
+            this.timestampAggregationTimeout = timeout;
             return this;
         }
 
@@ -143,6 +148,9 @@ public record StreamConfiguration(ScalingPolicy scalingPolicy, RetentionPolicy r
          * @return this builder
          */
         public Builder rolloverSizeBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("rolloverSizeBytes must not be negative: " + bytes);
+            }
             this.rolloverSizeBytes = bytes;
             return this;
         }

@@ -57,7 +57,8 @@ public interface Transaction<T> {
     /**
      * As {@link #commit()}, with a time for the stream's watermarks (e.g. the events' time in milliseconds).
      *
-     * @param timestamp the time of the transaction's events
+     * @param timestamp the time of the transaction's events, not negative
+     * @throws IllegalArgumentException if {@code timestamp} is negative
      */
     void commit(long timestamp);
 

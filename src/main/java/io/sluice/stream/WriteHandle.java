@@ -24,6 +24,7 @@ public interface WriteHandle {
      * Blocks until the write is durable or {@code timeout} passes.
      *
      * @throws io.sluice.errors.DeadlineExceededException if it is not done in time (it may still complete later)
+     * @throws IllegalArgumentException if {@code timeout} is negative
      */
     void await(Duration timeout);
 

@@ -71,6 +71,9 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
                     + maxOutstandingBytes);
         }
         Objects.requireNonNull(backpressureTimeout, "backpressureTimeout");
+        if (backpressureTimeout.isNegative() || backpressureTimeout.isZero()) {
+            throw new IllegalArgumentException("backpressureTimeout must be positive: " + backpressureTimeout);
+        }
         Objects.requireNonNull(retry, "retry");
         if (maxBlockBytes < 1024 || maxBlockBytes > MAX_BLOCK_BYTES) {
             throw new IllegalArgumentException("maxBlockBytes must be between 1024 and " + MAX_BLOCK_BYTES

@@ -56,6 +56,9 @@ public record KeyValueTableConfiguration(int partitionCount, int primaryKeyLengt
          * @return this builder
          */
         public Builder partitionCount(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("partitionCount must be at least 1: " + count);
+            }
             this.partitionCount = count;
             return this;
         }
@@ -65,6 +68,9 @@ public record KeyValueTableConfiguration(int partitionCount, int primaryKeyLengt
          * @return this builder
          */
         public Builder primaryKeyLength(int bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("primaryKeyLength must be at least 1: " + bytes);
+            }
             this.primaryKeyLength = bytes;
             return this;
         }
@@ -74,6 +80,9 @@ public record KeyValueTableConfiguration(int partitionCount, int primaryKeyLengt
          * @return this builder
          */
         public Builder secondaryKeyLength(int bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("secondaryKeyLength must not be negative: " + bytes);
+            }
             this.secondaryKeyLength = bytes;
             return this;
         }
@@ -83,6 +92,9 @@ public record KeyValueTableConfiguration(int partitionCount, int primaryKeyLengt
          * @return this builder
          */
         public Builder rolloverSizeBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("rolloverSizeBytes must not be negative: " + bytes);
+            }
             this.rolloverSizeBytes = bytes;
             return this;
         }

@@ -29,8 +29,9 @@ import io.sluice.server.EmbeddedServer;
 /**
  * The controller of an embedded server (its service, authentication included) on a port of its own, with two
  * answers a test can change: {@code getURI} can name another segment store for a stream's segments for a while (as
- * a controller does before it learns that a segment moved), and {@code getCurrentSegments} can hand out another
- * delegation token (one that expired). Counts the {@code getURI} and {@code getDelegationToken} calls. Thread-safe.
+ * a controller does before it learns that a segment moved), or name another segment store for everything, and
+ * {@code getCurrentSegments} can hand out another delegation token (one that expired). Counts the {@code getURI} and
+ * {@code getDelegationToken} calls. Thread-safe.
  */
 final class ReroutingController implements AutoCloseable {
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -40,6 +41,8 @@ final class ReroutingController implements AutoCloseable {
     private final Map<String, AtomicInteger> uriCalls = new ConcurrentHashMap<>();
     private final AtomicInteger tokenCalls = new AtomicInteger();
     private volatile Endpoint misrouteTo;
+    /** Where every getURI answer points, whatever the stream; {@code null} for the real answers. */
+    private volatile Endpoint everythingTo;
     private volatile String segmentsToken;
 
     ReroutingController(EmbeddedServer server) throws IOException {
@@ -59,6 +62,11 @@ final class ReroutingController implements AutoCloseable {
     void misroute(String stream, Endpoint to, int times) {
         misrouteTo = to;
         misroutes.put(stream, new AtomicInteger(times));
+    }
+
+    /** From now on every getURI answer, for every segment of every stream, names {@code to}. */
+    void misrouteEverything(Endpoint to) {
+        everythingTo = to;
     }
 
     /** From now on getCurrentSegments answers carry {@code token} instead of the controller's. */
@@ -89,6 +97,10 @@ final class ReroutingController implements AutoCloseable {
             case "getURI" -> {
                 String stream = ((SegmentId) request).getStreamInfo().getStream();
                 uriCalls.computeIfAbsent(stream, s -> new AtomicInteger()).incrementAndGet();
+                Endpoint all = everythingTo;
+                if (all != null) {
+                    return NodeUri.newBuilder().setEndpoint(all.host()).setPort(all.port()).build();
+                }
                 AtomicInteger left = misroutes.get(stream);
                 if (left != null && left.getAndDecrement() > 0) {
                     Endpoint to = misrouteTo;
