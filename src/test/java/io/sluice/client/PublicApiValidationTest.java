@@ -165,7 +165,7 @@ class PublicApiValidationTest {
 
     /** The public packages (design.md §2) whose public types the table must cover. */
     private static final List<String> PACKAGES = List.of("client", "stream", "bytestream", "batch", "table", "state",
-            "admin", "auth", "errors");
+            "admin", "auth", "errors", "testing");
 
     /** Methods with parameters that have nothing to check, and why. Matched as signature prefixes. */
     private static final Map<String, String> EXCLUDED = Map.ofEntries(
@@ -184,7 +184,11 @@ class PublicApiValidationTest {
             Map.entry("WriterConfig#withLargeEvents(boolean)", "both values valid"),
             Map.entry("KeyRange#contains(double)", "a query: any key answers true or false"),
             Map.entry("SegmentWithRange#contains(double)", "a query: any key answers true or false"),
-            Map.entry("TimeWindow#<init>(Long,Long)", "both bounds may be null (unknown)"));
+            Map.entry("TimeWindow#<init>(Long,Long)", "both bounds may be null (unknown)"),
+            Map.entry("SluiceExtension#beforeAll(", "JUnit's callback: JUnit calls it with its own context"),
+            Map.entry("SluiceExtension#beforeEach(", "JUnit's callback: JUnit calls it with its own context"),
+            Map.entry("SluiceExtension#supportsParameter(", "JUnit's callback: JUnit calls it with its own contexts"),
+            Map.entry("SluiceExtension#resolveParameter(", "JUnit's callback: JUnit calls it with its own contexts"));
 
     private static final List<Rule> RULES = rules();
 
@@ -233,6 +237,17 @@ class PublicApiValidationTest {
                 f -> a(new BasicCredentials("u", "p")), N));
         r.add(rule("ClientConfig.Builder#trustStore(Path)", f -> ClientConfig.builder(f.uri()),
                 f -> a(Path.of("ca.pem")), N));
+        r.add(rule("ClientConfig.Builder#meterRegistry(MeterRegistry)", f -> ClientConfig.builder(f.uri()),
+                f -> a(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), N));
+        // ---- testing
+        r.add(rule("SluiceExtension.Builder#server(ServerLifecycle)", f -> io.sluice.testing.SluiceExtension.builder(),
+                f -> a(io.sluice.testing.ServerLifecycle.PER_TEST), N));
+        r.add(rule("SluiceExtension.Builder#containers(int)", f -> io.sluice.testing.SluiceExtension.builder(),
+                f -> a(2), POS));
+        r.add(rule("SluiceExtension.Builder#configureServer(Consumer)", f -> io.sluice.testing.SluiceExtension.builder(),
+                f -> a((java.util.function.Consumer<Object>) b -> { }), N, "options"));
+        r.add(rule("SluiceExtension.Builder#configureClient(Consumer)", f -> io.sluice.testing.SluiceExtension.builder(),
+                f -> a((java.util.function.Consumer<Object>) b -> { }), N, "options"));
         r.add(rule("ClientConfig.Builder#rpcTimeout(Duration)", f -> ClientConfig.builder(f.uri()), f -> a(SECOND),
                 POS));
         r.add(rule("ClientConfig.Builder#operationTimeout(Duration)", f -> ClientConfig.builder(f.uri()),
