@@ -1,5 +1,11 @@
 package io.sluice.cli;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.sluice.common.Threads;
+
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -34,7 +40,9 @@ import picocli.CommandLine.Option;
                 + "client lists the stream's segments and reads every range on a virtual thread of its own, all at "
                 + "once, checking every event; --readers and --latency-samples are not used. It reports "
                 + "write and read events/s and MB/s, as compat/official-client.sh bench --batch does.",
-            "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>).",
+            "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>), deleted at the end, "
+                + "also when the run is interrupted (Ctrl-C). On a terminal a progress line on standard error shows "
+                + "events written and read while a plain run lasts longer than a second (never with --json).",
             "--json prints one line with the keys of compat/official-client.sh bench (write.events_per_s, "
                 + "read.events_per_s, latency.p50_us, latency.p99_us, verify.ok, ...), so the two clients can be "
                 + "compared side by side on one server."},
@@ -118,6 +126,42 @@ final class BenchCommand extends ClientCommand {
     Result execute(SluiceClient client) {
         String suffix = randomSuffix();
         ScopedStream stream = ScopedStream.of("sluice-bench-" + suffix, "events-" + suffix);
+        // Ctrl-C (or SIGTERM) in the middle of a run: the scope and what is in it go with the process, as at a
+        // normal end; the hook gives the deletion a few seconds, then lets the JVM exit
+        AtomicBoolean finished = new AtomicBoolean();
+        Thread cleanup = new Thread(() -> {
+            if (!finished.get()) {
+                CompletableFuture<Void> deleted = CompletableFuture.runAsync(() -> {
+                    try {
+                        client.streamManager().deleteScopeRecursive(stream.scope());
+                    } catch (RuntimeException e) {
+                        // best effort: the process is going; the scope's name is random
+                    }
+                }, r -> Threads.startVirtual("sluice-bench-cleanup", r));
+                try {
+                    deleted.get(CLEANUP_SECONDS, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // gone with the process
+                }
+            }
+        }, "sluice-bench-interrupted");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try (Progress progress = Progress.forTerminal(spec.commandLine().getErr(), options.json).start()) {
+            return run(client, stream, suffix, progress);
+        } finally {
+            finished.set(true);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down already: the hook runs (and finds the run finished)
+            }
+        }
+    }
+
+    /** How long a run cut short by Ctrl-C waits for its scope to be deleted. */
+    private static final long CLEANUP_SECONDS = 10;
+
+    private Result run(SluiceClient client, ScopedStream stream, String suffix, Progress progress) {
         if (kvt) {
             KvtWorkload.Report report = KvtWorkload.run(client, stream.scope(), "kvt-" + suffix, kvtSettings);
             List<String> lines = new ArrayList<>();
@@ -151,7 +195,7 @@ final class BenchCommand extends ClientCommand {
             return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
                     report.ok() ? 0 : FAILED);
         }
-        Workload.Report report = Workload.run(client, stream, settings);
+        Workload.Report report = Workload.run(client, stream, settings, progress);
         List<String> lines = new ArrayList<>();
         lines.add("Sluice bench against " + config.controllerUri());
         lines.addAll(report.lines());

@@ -73,8 +73,11 @@ final class DemoCommand implements Callable<Integer> {
                  SluiceClient client = SluiceClient.connect(server.controllerUri())) {
                 long readyMillis = (System.nanoTime() - started) / 1_000_000;
                 String suffix = BenchCommand.randomSuffix();
-                Workload.Report report = Workload.run(client, ScopedStream.of("sluice-demo-" + suffix,
-                        "events-" + suffix), settings);
+                Workload.Report report;
+                try (Progress progress = Progress.forTerminal(spec.commandLine().getErr(), json).start()) {
+                    report = Workload.run(client, ScopedStream.of("sluice-demo-" + suffix, "events-" + suffix),
+                            settings, progress);
+                }
                 Map<String, Object> context = Workload.context("demo", server.controllerUri());
                 context.put("server", "embedded, " + where);
                 List<String> lines = new ArrayList<>();

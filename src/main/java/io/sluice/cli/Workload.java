@@ -209,11 +209,16 @@ final class Workload {
      *     created is deleted first, best effort. A verification failure is not thrown: the report says it.
      */
     static Report run(SluiceClient client, ScopedStream stream, Settings s) {
+        return run(client, stream, s, Progress.OFF);
+    }
+
+    /** As {@link #run(SluiceClient, ScopedStream, Settings)}, counting what is written and read in {@code progress}. */
+    static Report run(SluiceClient client, ScopedStream stream, Settings s, Progress progress) {
         long start = System.nanoTime();
         Created created = new Created();
         Measured measured;
         try {
-            measured = measure(client, stream, s, created);
+            measured = measure(client, stream, s, created, progress);
         } catch (RuntimeException e) {
             Cleanup cleanup = created.delete(client, stream);
             if (cleanup.error() != null) {
@@ -229,7 +234,8 @@ final class Workload {
     private record Measured(long writeNanos, long readNanos, Verdict verdict, long[] latencyMicros) {
     }
 
-    private static Measured measure(SluiceClient client, ScopedStream stream, Settings s, Created created) {
+    private static Measured measure(SluiceClient client, ScopedStream stream, Settings s, Created created,
+                                    Progress progress) {
         StreamManager streams = client.streamManager();
         created.scope = streams.createScope(stream.scope());
         if (!streams.createStream(stream.scope(), stream.name(), StreamConfiguration.builder()
@@ -244,8 +250,12 @@ final class Workload {
             for (int i = 0; i < s.events(); i++) {
                 int key = i % KEYS;
                 writer.write(ROUTING_KEYS[key], event(key, i / KEYS, s.size()));
+                if ((i & 1023) == 0) {
+                    progress.written.lazySet(i);
+                }
             }
             writer.flush();
+            progress.written.set(s.events());
             long writeNanos = System.nanoTime() - t0;
 
             ReaderGroupManager groups = client.readerGroupManager(stream.scope());
@@ -254,6 +264,7 @@ final class Workload {
                     .disableAutomaticCheckpoints().build()).close();
             created.group = true;
             Verifier verifier = new Verifier(s.events(), s.size());
+            progress.read = verifier::read;
             long readNanos = read(client, stream.scope(), group, s, verifier);
             Verdict verdict = verifier.verdict();
 
