@@ -264,9 +264,9 @@ final class ControllerOptions {
      */
     static ClientConfig clientConfig(ControllerClientConfig controller) {
         ClientConfig.Builder b = ClientConfig.builder(uriText(controller))
-                .trustStore(controller.trustStore().orElse(null))
                 .validateHostname(controller.validateHostname()).rpcTimeout(controller.rpcTimeout())
                 .operationTimeout(controller.operationTimeout()).connectTimeout(connectTimeout(controller));
+        controller.trustStore().ifPresent(b::trustStore);
         controller.credentials().ifPresent(b::credentials);
         return b.build();
     }
