@@ -3,6 +3,7 @@ package io.sluice.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.client.SluiceClient;
+import io.sluice.common.Await;
 import io.sluice.common.Deadline;
 import io.sluice.testing.ControllerUri;
 import io.sluice.testing.SluiceInject;
@@ -33,12 +34,7 @@ class ProgressAndInterruptTest {
         Progress progress = new Progress(new PrintWriter(err), 20).start();
         progress.written.set(1500);
         progress.read = () -> 700;
-        Deadline deadline = Deadline.after(Duration.ofSeconds(30));
-        while (!err.toString().contains("1,500 written")) {
-            assertThat(deadline.expired()).as("the progress line: " + err).isFalse();
-            // the line's thread prints every 20 ms; wait for it on this thread's own clock
-            Thread.onSpinWait();
-        }
+        Await.until("the progress line shows the counts", () -> err.toString().contains("1,500 written"));
         progress.close();
         String out = err.toString();
         assertThat(out).startsWith("\r").contains("1,500 written (", "700 read (");
@@ -68,13 +64,12 @@ class ProgressAndInterruptTest {
                 .redirectOutput(dir.resolve("bench.log").toFile()).start();
         try {
             Deadline deadline = Deadline.after(Duration.ofSeconds(60));
-            while (benchScopes().isEmpty()) {
+            // until the run has its scope and stream: it is writing then
+            while (benchScopes().isEmpty() || client.streamManager().listStreams(benchScopes().get(0)).isEmpty()) {
                 assertThat(bench.isAlive()).as("bench exited early").isTrue();
-                assertThat(deadline.expired()).as("bench created its scope").isFalse();
+                assertThat(deadline.expired()).as("bench created its scope and stream").isFalse();
                 bench.waitFor(20, TimeUnit.MILLISECONDS);
             }
-            String scope = benchScopes().get(0);
-            assertThat(client.streamManager().listStreams(scope)).isNotEmpty();
             bench.destroy(); // SIGTERM: the shutdown hooks run, as on Ctrl-C
             assertThat(bench.waitFor(60, TimeUnit.SECONDS)).as("bench exits after SIGTERM").isTrue();
             assertThat(benchScopes()).as("scopes left by the interrupted bench").isEmpty();
