@@ -412,7 +412,8 @@ public final class FaultProxy implements AutoCloseable {
 
     /**
      * @param schedule the schedule
-     * @return its steps, drawn from its seed: the same seed gives the same steps
+     * @return its steps, drawn from its seed (the same seed gives the same steps): first each kind of fault with a
+     *     weight once, at the shortest gap, so that a short run meets every kind; then faults drawn by weight
      */
     public static Iterator<Step> steps(Schedule schedule) {
         Random random = new Random(schedule.seed());
@@ -424,7 +425,13 @@ public final class FaultProxy implements AutoCloseable {
         }
         long minGap = schedule.minGap().toNanos();
         long maxGap = schedule.maxGap().toNanos();
+        // first every kind with a weight once, in an order of the seed's and at the shortest gap, so that even a
+        // short run meets each of them; then draws from the bag
+        List<Fault> first = new ArrayList<>(new java.util.LinkedHashSet<>(bag));
+        java.util.Collections.shuffle(first, random);
         return new Iterator<>() {
+            private int round;
+
             @Override
             public boolean hasNext() {
                 return true;
@@ -432,7 +439,9 @@ public final class FaultProxy implements AutoCloseable {
 
             @Override
             public Step next() {
-                return new Step(between(random, minGap, maxGap), bag.get(random.nextInt(bag.size())),
+                boolean opening = round < first.size();
+                Fault fault = opening ? first.get(round++) : bag.get(random.nextInt(bag.size()));
+                return new Step(opening ? minGap : between(random, minGap, maxGap), fault,
                         Direction.values()[random.nextInt(2)], between(random, 1_000_000L,
                         schedule.maxDelay().toNanos()), between(random, minGap, maxGap));
             }
