@@ -2,11 +2,8 @@ package io.sluice.storage;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,16 +94,15 @@ public final class FailingFsync implements FileOpener {
     }
 
     /** A channel that remembers its unforced writes and loses them when its force fails. */
-    private final class Channel extends FileChannel {
+    private final class Channel extends ForwardingFileChannel {
         private final Path path;
-        private final FileChannel file;
         /** Guarded by {@code lock}: file ranges (position, length) written since the last force. */
         private final List<long[]> unforced = new ArrayList<>();
         private final ReentrantLock lock = new ReentrantLock();
 
         Channel(Path path, FileChannel file) {
+            super(file);
             this.path = path;
-            this.file = file;
         }
 
         private void written(long position, long length) {
@@ -202,66 +198,10 @@ public final class FailingFsync implements FileOpener {
         }
 
         @Override
-        public int read(ByteBuffer dst) throws IOException {
-            return file.read(dst);
-        }
-
-        @Override
-        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-            return file.read(dsts, offset, length);
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return file.read(dst, position);
-        }
-
-        @Override
-        public long position() throws IOException {
-            return file.position();
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            file.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return file.size();
-        }
-
-        @Override
-        public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-            return file.transferTo(position, count, target);
-        }
-
-        @Override
         public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
             long n = file.transferFrom(src, position, count);
             written(position, n);
             return n;
-        }
-
-        @Override
-        public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-            return file.map(mode, position, size);
-        }
-
-        @Override
-        public FileLock lock(long position, long size, boolean shared) throws IOException {
-            return file.lock(position, size, shared);
-        }
-
-        @Override
-        public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return file.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            file.close();
         }
     }
 }

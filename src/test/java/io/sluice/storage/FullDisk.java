@@ -2,11 +2,8 @@ package io.sluice.storage;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -64,15 +61,14 @@ public final class FullDisk implements FileOpener {
     }
 
     /** A channel that fails like a full disk while the disk is full. */
-    private final class Channel extends FileChannel {
+    private final class Channel extends ForwardingFileChannel {
         private final Path path;
-        private final FileChannel file;
         /** A write failed since the last successful force or truncation: forcing fails while full. */
         private volatile boolean dirty;
 
         Channel(Path path, FileChannel file) {
+            super(file);
             this.path = path;
-            this.file = file;
         }
 
         @Override
@@ -124,67 +120,11 @@ public final class FullDisk implements FileOpener {
         }
 
         @Override
-        public int read(ByteBuffer dst) throws IOException {
-            return file.read(dst);
-        }
-
-        @Override
-        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-            return file.read(dsts, offset, length);
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return file.read(dst, position);
-        }
-
-        @Override
-        public long position() throws IOException {
-            return file.position();
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            file.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return file.size();
-        }
-
-        @Override
-        public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-            return file.transferTo(position, count, target);
-        }
-
-        @Override
         public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
             if (full) {
                 throw noSpace(path);
             }
             return file.transferFrom(src, position, count);
-        }
-
-        @Override
-        public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-            return file.map(mode, position, size);
-        }
-
-        @Override
-        public FileLock lock(long position, long size, boolean shared) throws IOException {
-            return file.lock(position, size, shared);
-        }
-
-        @Override
-        public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return file.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            file.close();
         }
     }
 }
