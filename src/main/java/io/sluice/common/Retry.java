@@ -20,7 +20,8 @@ import io.sluice.errors.StreamingInterruptedException;
  * however far the exponential backoff has grown: a server that restarts, or is down for a few seconds, is reached
  * again within that time of coming back rather than after a backoff of 10 or 20 s. The time this cap saves is not
  * taken from the policy's patience: once {@code maxAttempts} attempts have failed, a run that shortened its waits
- * goes on trying (every {@code maxReconnectBackoff} at most) until it has spent as long as the uncapped waits would
+ * goes on trying (every {@code maxReconnectBackoff} at most after a connection failure, the exponential backoff after
+ * any other retriable failure, never past the time saved) until it has spent as long as the uncapped waits would
  * have taken, so it gives up at about the same time as without the cap (about 90 s for Pravega's policy of 1 ms,
  * ×10, 10 attempts, at most 20 s). A cap of {@code maxBackoff} or more turns this off: the plain exponential
  * policy, as Pravega's client has it. Other failures wait the exponential backoff.
@@ -219,10 +220,12 @@ public record Retry(Duration initialBackoff, double multiplier, int maxAttempts,
                 wait = unreachable ? Math.min(exponential, cap) : exponential;
                 savedNanos += exponential - wait;
             } else {
-                if (!unreachable || savedNanos <= 0) {
+                if (savedNanos <= 0) {
                     throw exhausted(n, failure, false);
                 }
-                // the capped waits let the attempts run out early: go on for as long as the waits would have taken
+                // the capped waits let the attempts run out early: go on for as long as the waits would have taken,
+                // whatever the failure now (a peer that comes back may fail a call or two in other ways first, such
+                // as a connection closed under a call)
                 if (!extended) {
                     extended = true;
                     extendedUntilNanos = System.nanoTime() + savedNanos;
@@ -231,7 +234,7 @@ public record Retry(Duration initialBackoff, double multiplier, int maxAttempts,
                 if (left <= 0) {
                     throw exhausted(n, failure, false);
                 }
-                wait = Math.min(cap, left);
+                wait = Math.min(unreachable ? cap : policy.backoff(n).toNanos(), left);
             }
             long sleep = policy.jittered(wait);
             if (deadline != null && deadline.remainingNanos() < sleep) {

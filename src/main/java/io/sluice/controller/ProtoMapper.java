@@ -111,13 +111,26 @@ public final class ProtoMapper {
     // gRPC errors
     // =================================================================================================
 
+    /** @return whether the failure's causes hold an I/O failure of the connection (gRPC's "channel closed") */
+    static boolean closedUnderTheCall(StatusRuntimeException e) {
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e.getStatus().getCause() != null ? e.getStatus().getCause() : e.getCause();
+             t != null && seen.add(t); t = t.getCause()) {
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Maps a failed call to Sluice's hierarchy. Retriable: {@code UNAVAILABLE} ({@link ConnectionFailedException}),
      * {@code DEADLINE_EXCEEDED} ({@link DeadlineExceededException}), and — as Pravega's Java client retries them —
      * {@code RESOURCE_EXHAUSTED}, {@code ABORTED}, {@code FAILED_PRECONDITION}, {@code INTERNAL}, {@code UNKNOWN},
      * {@code DATA_LOSS} ({@link ServiceUnavailableException}; the Pravega controller reports its store's write
-     * conflicts and connection problems this way). Terminal: {@code UNAUTHENTICATED}, {@code PERMISSION_DENIED},
-     * {@code NOT_FOUND} (via {@code notFound}), {@code ALREADY_EXISTS}, {@code INVALID_ARGUMENT},
+     * conflicts and connection problems this way) — except gRPC's {@code UNKNOWN} "channel closed", a connection
+     * lost under the call, which is a {@link ConnectionFailedException} like {@code UNAVAILABLE}. Terminal:
+     * {@code UNAUTHENTICATED}, {@code PERMISSION_DENIED}, {@code NOT_FOUND} (via {@code notFound}), {@code ALREADY_EXISTS}, {@code INVALID_ARGUMENT},
      * {@code OUT_OF_RANGE}, {@code UNIMPLEMENTED}, and {@code CANCELLED} (unlike Pravega: with a blocking client a
      * cancellation comes from this side — an interrupt or a close — so retrying it would be wrong).
      *
@@ -132,6 +145,11 @@ public final class ProtoMapper {
         String detail = status.getDescription() == null ? status.getCode().name()
                 : status.getCode() + ": " + status.getDescription();
         String message = what + " failed: " + detail;
+        if (status.getCode() == Status.Code.UNKNOWN && closedUnderTheCall(e)) {
+            // gRPC's "channel closed": the connection went down under the call (a controller that died or
+            // restarted), reported as UNKNOWN with the I/O failure as its cause; retried as an unreachable controller
+            return new ConnectionFailedException(what + ": the connection to the controller was lost: " + detail, e);
+        }
         return switch (status.getCode()) {
             case UNAVAILABLE -> new ConnectionFailedException(what + ": controller unavailable: " + detail, e);
             case DEADLINE_EXCEEDED -> new DeadlineExceededException(what + " did not complete before its deadline: "

@@ -133,6 +133,34 @@ class RetryTest {
     }
 
     @Test
+    void aCappedRunGoesOnAfterAnotherRetriableFailure() {
+        // the attempts run out on capped waits after connection failures; then the peer, coming back, fails a call
+        // otherwise (a connection closed under it): the run still has the time the cap saved, and goes on
+        Retry r = new Retry(Duration.ofMillis(40), 2, 4, Duration.ofSeconds(1), 0, RetriableException.class::isInstance,
+                Duration.ofMillis(10));
+        AtomicInteger calls = new AtomicInteger();
+        String result = r.run("connect", () -> {
+            int n = calls.incrementAndGet();
+            if (n <= 4) {
+                throw new ConnectionFailedException("refused " + n);
+            }
+            if (n == 5) {
+                throw new ServiceUnavailableException("busy while starting");
+            }
+            return "ok";
+        });
+        assertThat(result).isEqualTo("ok");
+        assertThat(calls).hasValue(6);
+        // a run that saved no time gives up at its last attempt, whatever the failure (the plain policy)
+        AtomicInteger plain = new AtomicInteger();
+        assertThatThrownBy(() -> r.run("op", () -> {
+            plain.incrementAndGet();
+            throw new ServiceUnavailableException("busy");
+        })).isInstanceOf(RetriesExhaustedException.class).hasMessageContaining("after 4 attempts");
+        assertThat(plain).hasValue(4);
+    }
+
+    @Test
     void aCapAtTheLongestWaitIsThePlainPolicy() {
         Retry plain = Retry.withExpBackoff(Duration.ofMillis(1), 2, 5, Duration.ofMillis(4))
                 .withMaxReconnectBackoff(Duration.ofMillis(4));

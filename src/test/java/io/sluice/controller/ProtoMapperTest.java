@@ -207,6 +207,21 @@ class ProtoMapperTest {
     }
 
     @Test
+    void aConnectionClosedUnderTheCallIsAConnectionFailure() {
+        // what grpc-netty reports for a call whose connection closed under it (a controller killed mid-call):
+        // UNKNOWN "channel closed" with the ClosedChannelException as its cause; ServerKillTest met it as a getURI
+        // that gave up while the controller restarted
+        RuntimeException closed = ProtoMapper.toException(Status.UNKNOWN.withDescription("channel closed")
+                .withCause(new java.nio.channels.ClosedChannelException()).asRuntimeException(), "getURI s/t/0", null);
+        assertThat(closed).isInstanceOf(ConnectionFailedException.class)
+                .hasMessageContaining("getURI s/t/0: the connection to the controller was lost: UNKNOWN: channel closed");
+        // an UNKNOWN without an I/O cause stays what it was
+        RuntimeException other = ProtoMapper.toException(Status.UNKNOWN.withDescription("store conflict")
+                .withCause(new IllegalStateException("x")).asRuntimeException(), "getURI s/t/0", null);
+        assertThat(other).isExactlyInstanceOf(ServiceUnavailableException.class);
+    }
+
+    @Test
     void notFoundWithoutContextIsGeneric() {
         RuntimeException e = ProtoMapper.toException(Status.NOT_FOUND.asRuntimeException(), "getURI s/t/0", null);
         assertThat(e).isExactlyInstanceOf(SluiceException.class).hasMessageContaining("getURI s/t/0: not found");

@@ -184,6 +184,9 @@ public final class MixedWorkload implements AutoCloseable {
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong largeWritten = new AtomicLong();
     private final AtomicLong writeFailures = new AtomicLong();
+    /** The first write failure: what failed and the exception's chain of messages, for the report. */
+    private final java.util.concurrent.atomic.AtomicReference<String> firstWriteFailure =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private final AtomicLong markersAcked = new AtomicLong();
     private final CountDownLatch eventsWrittenLatch;
     private final CountDownLatch txnsDone = new CountDownLatch(1);
@@ -474,12 +477,23 @@ public final class MixedWorkload implements AutoCloseable {
 
     private void failed(String key, long seq, boolean marker, RuntimeException e) {
         long n = writeFailures.incrementAndGet();
+        firstWriteFailure.compareAndSet(null, key + " #" + seq + (marker ? " (marker)" : "") + ": " + chain(e));
         if (n <= 10) {
             LOG.warn("write of {} #{}{} failed", key, seq, marker ? " (marker)" : "", e);
         }
         if (!marker) {
             ledger.failed(key, seq);
         }
+    }
+
+    /** @return the exception's class and message, then its causes', each once */
+    private static String chain(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            b.append(b.length() == 0 ? "" : " <- caused by ").append(t);
+        }
+        return b.toString();
     }
 
     private void flushAndSettle(EventStreamWriter<byte[]> writer, String who, List<Pending> pending) {
@@ -836,7 +850,8 @@ public final class MixedWorkload implements AutoCloseable {
                 written(), largeWritten.get(), acked.get(), writeFailures.get(), events.read(), ledger.bytesRead(),
                 events.lost(), events.duplicates(), events.outOfOrder(), events.corrupt(), committed, aborted,
                 txnEvents, tableUpdates, tableConflicts.get(), tableAmbiguous.get(), bytes, flushes.get(),
-                Duration.ofNanos(longestFlushNanos.get()), readerErrors.get(), operationErrors.get(), found);
+                Duration.ofNanos(longestFlushNanos.get()), readerErrors.get(), operationErrors.get(),
+                firstWriteFailure.get(), found);
         LOG.info("mixed workload in scope {}: {}", config.scope(), report);
         return report;
     }

@@ -31,6 +31,7 @@ import java.util.List;
  * @param longestFlush the longest of them
  * @param readerErrors exceptions readers saw (and read on after)
  * @param operationErrors exceptions of table, transaction and byte stream calls (retried)
+ * @param firstWriteFailure the first failed write and its exception's chain of messages, or null if none failed
  * @param problems what is wrong: lost, duplicated or disordered events, transactions half there, tables off,
  *     byte stream content wrong, a call that hung
  */
@@ -39,7 +40,7 @@ public record WorkloadReport(long seed, Duration elapsed, long eventsWritten, lo
                              long outOfOrder, long corrupt, int txnsCommitted, int txnsAborted, long txnEventsRead,
                              long tableUpdates, long tableConflicts, long tableAmbiguous, long byteStreamBytes,
                              long flushes, Duration longestFlush, long readerErrors, long operationErrors,
-                             List<String> problems) {
+                             String firstWriteFailure, List<String> problems) {
     /** Copies the list. */
     public WorkloadReport {
         problems = List.copyOf(problems);
@@ -65,6 +66,7 @@ public record WorkloadReport(long seed, Duration elapsed, long eventsWritten, lo
                 + "  byte stream: " + byteStreamBytes + " bytes\n"
                 + "  flushes/commits: " + flushes + ", the longest " + longestFlush.toMillis() + " ms; "
                 + readerErrors + " reader errors, " + operationErrors + " operation errors\n"
+                + (firstWriteFailure == null ? "" : "  the first write that failed: " + firstWriteFailure + "\n")
                 + "  problems: " + (problems.isEmpty() ? "none" : String.join("\n    ", problems));
     }
 }
