@@ -62,7 +62,6 @@ final class SocketConnection implements Connection {
     private static final int DIRECT_WRITE_THRESHOLD = 64 * 1024;
     /** The writer's batch buffer shrinks back after a burst made it bigger than this. */
     private static final int MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
-    private static final Object CLOSE_SIGNAL = new Object();
     /** The largest direct write a sender may claim: one that always fits in the socket's send buffer at once. */
     private static final int MAX_CLAIM_BYTES = 16 * 1024;
 
@@ -70,7 +69,7 @@ final class SocketConnection implements Connection {
     private final Endpoint endpoint;
     private final ConnectionConfig config;
     private final ConcurrentHashMap<Integer, Flow> flows = new ConcurrentHashMap<>();
-    private final BlockingQueue<Object> outbound;
+    private final BlockingQueue<Outbound> outbound;
     private final CompletableFuture<Hello> serverHello = new CompletableFuture<>();
     private final AtomicReference<Delivery.Dropped> ended = new AtomicReference<>();
     private final InputStream in;
@@ -191,7 +190,7 @@ final class SocketConnection implements Connection {
 
     @Override
     public void send(WireCommand command) {
-        enqueue(command);
+        enqueue(new Outbound.Command(command));
     }
 
     @Override
@@ -203,7 +202,7 @@ final class SocketConnection implements Connection {
         byte[] frame = FrameCodec.encode(command);
         Claim direct = tryClaim(frame.length);
         if (direct == null) {
-            enqueue(ByteBuffer.wrap(frame));
+            enqueue(new Outbound.Encoded(ByteBuffer.wrap(frame)));
             return;
         }
         direct.write(out -> out.writeBytes(frame, 0, frame.length));
@@ -211,12 +210,12 @@ final class SocketConnection implements Connection {
 
     @Override
     public void sendFrames(ByteBuffer frames) {
-        enqueue(frames.slice());
+        enqueue(new Outbound.Encoded(frames.slice()));
     }
 
     @Override
     public void sendFrames(java.util.function.Consumer<WireOutput> frames) {
-        enqueue(frames);
+        enqueue(new Outbound.Frames(frames));
     }
 
     @Override
@@ -246,7 +245,7 @@ final class SocketConnection implements Connection {
         }
     }
 
-    private void enqueue(Object item) {
+    private void enqueue(Outbound item) {
         requireOpen();
         boolean queued;
         writeState.addAndGet(2);
@@ -308,7 +307,7 @@ final class SocketConnection implements Connection {
         }
         flows.clear();
         outbound.clear();
-        outbound.offer(CLOSE_SIGNAL);
+        outbound.offer(Outbound.Close.SIGNAL);
         Thread writer = writerThread;
         if (writer != null) {
             LockSupport.unpark(writer);
@@ -370,7 +369,7 @@ final class SocketConnection implements Connection {
 
     private void writeLoop() {
         WireOutput buf = batchBuffer();
-        List<Object> batch = new ArrayList<>();
+        List<Outbound> batch = new ArrayList<>();
         try {
             while (true) {
                 batch.add(outbound.take());
@@ -378,26 +377,25 @@ final class SocketConnection implements Connection {
                 awaitNoClaim();
                 buf.clear();
                 long written = 0;
-                for (Object item : batch) {
-                    if (item == CLOSE_SIGNAL) {
-                        return;
-                    }
-                    written += 2;
+                for (Outbound item : batch) {
                     if (buf.position() >= DIRECT_WRITE_THRESHOLD) {
                         flush(buf); // so the buffer holds at most about one large frame, and is kept
                     }
-                    if (item instanceof ByteBuffer b && b.remaining() > DIRECT_WRITE_THRESHOLD && b.hasArray()) {
-                        flush(buf);
-                        out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
-                    } else if (item instanceof ByteBuffer b) {
-                        buf.writeBytes(b);
-                    } else if (item instanceof java.util.function.Consumer<?> writer) {
-                        @SuppressWarnings("unchecked")
-                        java.util.function.Consumer<WireOutput> w = (java.util.function.Consumer<WireOutput>) writer;
-                        w.accept(buf);
-                    } else {
-                        FrameCodec.encode((WireCommand) item, buf);
+                    switch (item) {
+                        case Outbound.Close close -> {
+                            return;
+                        }
+                        case Outbound.Encoded e when e.frames().remaining() > DIRECT_WRITE_THRESHOLD
+                                && e.frames().hasArray() -> {
+                            ByteBuffer b = e.frames();
+                            flush(buf);
+                            out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+                        }
+                        case Outbound.Encoded e -> buf.writeBytes(e.frames());
+                        case Outbound.Frames f -> f.encoder().accept(buf);
+                        case Outbound.Command c -> FrameCodec.encode(c.command(), buf);
                     }
+                    written += 2;
                 }
                 batch.clear();
                 flush(buf);
@@ -446,6 +444,24 @@ final class SocketConnection implements Connection {
             }
             writerWaiting = false;
         }
+    }
+
+    /**
+     * What the writer thread takes from the queue: a command it encodes, frames encoded already, an encoder that
+     * writes frames straight into the batch buffer (a segment writer's append block), or the end of the connection.
+     */
+    private sealed interface Outbound {
+        /** A command, encoded by the writer thread. */
+        record Command(WireCommand command) implements Outbound { }
+
+        /** Whole frames, encoded by the sender; written as they are (straight to the socket when large). */
+        record Encoded(ByteBuffer frames) implements Outbound { }
+
+        /** Frames the writer thread encodes into its batch buffer by calling the sender's encoder. */
+        record Frames(java.util.function.Consumer<WireOutput> encoder) implements Outbound { }
+
+        /** The connection ended: the writer thread stops. */
+        enum Close implements Outbound { SIGNAL }
     }
 
     /** For tests: the writer thread waits for a claim to be written. */
