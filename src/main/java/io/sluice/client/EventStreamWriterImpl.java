@@ -70,7 +70,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private final DelegationTokenProvider tokens;
     private final UUID writerId = UUID.randomUUID();
     private final Semaphore room;
-    private final WriteTracker tracker = new WriteTracker();
+    private final WriteTracker tracker;
     private final LargeEventWriter large;
     private final LargeWriteQueue largeWrites;
 
@@ -96,6 +96,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         this.controller = controller;
         this.stores = stores;
         this.room = new Semaphore((int) config.maxOutstandingBytes());
+        this.tracker = new WriteTracker(room::release);
         this.large = new LargeEventWriter(stores.calls().withConfig(new SegmentCalls.Config(
                 RetryPolicies.toRetry(config.retry()), Duration.ofSeconds(30))));
         this.largeWrites = new LargeWriteQueue(stream.toString(), config.backpressureTimeout());
@@ -245,11 +246,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         largeWrites.awaitBegun();
         int bytes = event.framedSize();
         acquire(bytes);
-        WriteTracker.Epoch epoch = tracker.register();
-        event.future().whenComplete((ok, err) -> {
-            room.release(bytes);
-            epoch.done(err);
-        });
+        // the epoch gives the bytes back and counts the write done when it settles
+        event.onSettled(tracker.register());
         try {
             route(event);
         } catch (RuntimeException e) {

@@ -61,7 +61,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
     /** Fixed at creation: routes keyed by the high end of their key range. */
     private final NavigableMap<Double, SegmentWriter> routes = new TreeMap<>();
     private final Semaphore room;
-    private final WriteTracker tracker = new WriteTracker();
+    private final WriteTracker tracker;
     /** Why the transaction ended; null while it is open. Set once by compare-and-set, refined after a failure. */
     private final AtomicReference<String> ended = new AtomicReference<>();
     private final CountDownLatch stopPinging = new CountDownLatch(1);
@@ -84,6 +84,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
         this.writerId = writerId;
         this.onEnd = onEnd;
         this.room = new Semaphore((int) config.maxOutstandingBytes());
+        this.tracker = new WriteTracker(room::release);
         if (ranges.isEmpty()) {
             throw new TransactionFailedException("transaction " + id + " of " + stream + " has no segments");
         }
@@ -107,6 +108,7 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
         this.writerId = writerId;
         this.onEnd = () -> { };
         this.room = new Semaphore(0);
+        this.tracker = new WriteTracker(room::release);
         this.ended.set(why);
         stopPinging.countDown();
     }
@@ -147,11 +149,8 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
         checkOpen("write to");
         int bytes = event.framedSize();
         acquire(bytes);
-        WriteTracker.Epoch epoch = tracker.register();
-        event.future().whenComplete((ok, err) -> {
-            room.release(bytes);
-            epoch.done(err);
-        });
+        // the epoch gives the bytes back and counts the write done when it settles
+        event.onSettled(tracker.register());
         double key = event.routingKey() == null ? ThreadLocalRandom.current().nextDouble()
                 : KeyHash.routingKey(event.routingKey());
         Map.Entry<Double, SegmentWriter> route = routes.ceilingEntry(key);

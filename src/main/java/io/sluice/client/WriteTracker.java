@@ -5,6 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
+
+import io.sluice.segment.PendingEvent;
 
 /**
  * Knows when every write issued before a flush is done, at the cost of one counter update per write. Writes are
@@ -13,12 +16,29 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class WriteTracker {
 
-    /** The writes of one stretch between flushes. */
-    final class Epoch {
+    /**
+     * The writes of one stretch between flushes. As the {@link PendingEvent.Settlement} of its events it gives back
+     * their bytes ({@link #WriteTracker(IntConsumer)}) and counts them done.
+     */
+    final class Epoch implements PendingEvent.Settlement {
         private final AtomicLong outstanding = new AtomicLong();
         private final CompletableFuture<Void> drained = new CompletableFuture<>();
         private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
         private volatile boolean closed;
+
+        @Override
+        public void settled(PendingEvent event, Throwable failure) {
+            release.accept(event.framedSize());
+            done(failure);
+        }
+
+        @Override
+        public void succeeded(int writes, long bytes) {
+            release.accept((int) bytes);
+            if (outstanding.addAndGet(-writes) == 0 && closed) {
+                drain();
+            }
+        }
 
         /** One write of this epoch finished ({@code failure} null on success). */
         void done(Throwable failure) {
@@ -45,6 +65,17 @@ final class WriteTracker {
     }
 
     private final AtomicReference<Epoch> current = new AtomicReference<>(new Epoch());
+    private final IntConsumer release;
+
+    /** A tracker whose epochs, as settlements, give nothing back. */
+    WriteTracker() {
+        this(bytes -> { });
+    }
+
+    /** @param release given the framed bytes of each event settled through an {@link Epoch} */
+    WriteTracker(IntConsumer release) {
+        this.release = java.util.Objects.requireNonNull(release, "release");
+    }
     /** Closed epochs not drained yet. */
     private final ConcurrentLinkedQueue<Epoch> running = new ConcurrentLinkedQueue<>();
 

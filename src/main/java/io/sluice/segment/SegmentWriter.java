@@ -477,9 +477,7 @@ public final class SegmentWriter implements AutoCloseable {
             lock.unlock();
         }
         recordLatencies(blocks);
-        for (PendingEvent e : done) {
-            e.future().complete(null);
-        }
+        PendingEvent.succeedAll(done);
     }
 
     /** Under the lock: takes the blocks acknowledged up to {@code eventNumber} off {@link #sentBlocks} (or null). */
@@ -613,7 +611,7 @@ public final class SegmentWriter implements AutoCloseable {
             lock.unlock();
         }
         recordLatencies(blocks);
-        done.forEach(e -> e.future().complete(null));
+        PendingEvent.succeedAll(done);
         // resend in order, in blocks, before anything new
         List<PendingEvent> block = new ArrayList<>();
         int bytes = 0;
