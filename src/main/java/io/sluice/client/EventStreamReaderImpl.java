@@ -220,6 +220,9 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
 
     /** Takes the consumer permit, waiting until the deadline. */
     private boolean acquireConsumer(Deadline deadline) {
+        if (consumer.tryAcquire()) {
+            return true;   // the usual case, without the timed path's interrupt check and clock read
+        }
         try {
             return consumer.tryAcquire(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
