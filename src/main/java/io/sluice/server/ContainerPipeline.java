@@ -59,7 +59,8 @@ final class ContainerPipeline {
 
     /** See {@link SegmentContainer#submit}. */
     CompletableFuture<Object> submit(ContainerOp op) {
-        byte[] entry = ContainerOp.encode(op);
+        // a container without a log (in memory) keeps no entries: encoding one would copy every append for nothing
+        byte[] entry = state.log == SegmentContainer.NO_LOG ? null : ContainerOp.encode(op);
         Pending p = new Pending(op);
         CompletableFuture<Void> durable;
         state.lock.lock();

@@ -55,7 +55,7 @@ final class SegmentContainer {
         /**
          * Queues an entry; must not block. The future completes when the entry is durable.
          *
-         * @param entry the encoded change
+         * @param entry the encoded change ({@link #NO_LOG} is given null: it keeps nothing)
          */
         CompletableFuture<Void> append(byte[] entry);
 
@@ -77,7 +77,7 @@ final class SegmentContainer {
         }
     }
 
-    /** A log that keeps nothing: changes are "durable" at once (the in-memory server). */
+    /** A log that keeps nothing: changes are "durable" at once (the in-memory server); it is given no entries (null). */
     static final Log NO_LOG = entry -> CompletableFuture.completedFuture(null);
 
     /** What applying an Append did. */
