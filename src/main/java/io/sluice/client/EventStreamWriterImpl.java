@@ -244,8 +244,9 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         }
         // after the writer's large writes begun before it: they merge first
         largeWrites.awaitBegun();
-        int bytes = event.framedSize();
-        acquire(bytes);
+        int charge = WriteTracker.charge(event, config.maxOutstandingBytes());
+        acquire(charge);
+        event.charge(charge);
         // the epoch gives the bytes back and counts the write done when it settles
         event.onSettled(tracker.register());
         try {
@@ -261,7 +262,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         try {
             if (!room.tryAcquire(bytes, config.backpressureTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
                 throw new BackpressureTimeoutException("the writer of stream " + stream + " held "
-                        + (config.maxOutstandingBytes() - room.availablePermits()) + " unacknowledged bytes for "
+                        + (config.maxOutstandingBytes() - room.availablePermits()) + " bytes of unacknowledged events (with "
+                        + WriterConfig.EVENT_OVERHEAD_BYTES + " bytes of bookkeeping each) for "
                         + config.backpressureTimeout().toMillis() + " ms: the server is not keeping up");
             }
         } catch (InterruptedException e) {

@@ -147,8 +147,9 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
     private void submit(PendingEvent event) {
         checkLease();
         checkOpen("write to");
-        int bytes = event.framedSize();
-        acquire(bytes);
+        int charge = WriteTracker.charge(event, config.maxOutstandingBytes());
+        acquire(charge);
+        event.charge(charge);
         // the epoch gives the bytes back and counts the write done when it settles
         event.onSettled(tracker.register());
         double key = event.routingKey() == null ? ThreadLocalRandom.current().nextDouble()
@@ -166,7 +167,8 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
         try {
             if (!room.tryAcquire(bytes, config.backpressureTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
                 throw new BackpressureTimeoutException("transaction " + id + " of " + stream + " held "
-                        + (config.maxOutstandingBytes() - room.availablePermits()) + " unacknowledged bytes for "
+                        + (config.maxOutstandingBytes() - room.availablePermits()) + " bytes of unacknowledged events (with "
+                        + WriterConfig.EVENT_OVERHEAD_BYTES + " bytes of bookkeeping each) for "
                         + config.backpressureTimeout().toMillis() + " ms: the server is not keeping up");
             }
         } catch (InterruptedException e) {

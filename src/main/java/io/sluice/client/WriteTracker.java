@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 
 import io.sluice.segment.PendingEvent;
+import io.sluice.stream.WriterConfig;
 
 /**
  * Knows when every write issued before a flush is done, at the cost of one counter update per write. Writes are
@@ -18,7 +19,7 @@ final class WriteTracker {
 
     /**
      * The writes of one stretch between flushes. As the {@link PendingEvent.Settlement} of its events it gives back
-     * their bytes ({@link #WriteTracker(IntConsumer)}) and counts them done.
+     * what they were {@link PendingEvent#charge charged} ({@link #WriteTracker(IntConsumer)}) and counts them done.
      */
     final class Epoch implements PendingEvent.Settlement {
         private final AtomicLong outstanding = new AtomicLong();
@@ -28,7 +29,7 @@ final class WriteTracker {
 
         @Override
         public void settled(PendingEvent event, Throwable failure) {
-            release.accept(event.framedSize());
+            release.accept(event.charged());
             done(failure);
         }
 
@@ -72,12 +73,22 @@ final class WriteTracker {
         this(bytes -> { });
     }
 
-    /** @param release given the framed bytes of each event settled through an {@link Epoch} */
+    /** @param release given what each event settled through an {@link Epoch} was charged */
     WriteTracker(IntConsumer release) {
         this.release = java.util.Objects.requireNonNull(release, "release");
     }
     /** Closed epochs not drained yet. */
     private final ConcurrentLinkedQueue<Epoch> running = new ConcurrentLinkedQueue<>();
+
+    /**
+     * @return what a write holds of a writer's budget of {@code budget} bytes until it settles: its framed bytes and
+     *     {@link WriterConfig#EVENT_OVERHEAD_BYTES} per event, at most the whole budget (a batch of many tiny events
+     *     must still fit in an empty writer)
+     */
+    static int charge(PendingEvent event, long budget) {
+        long charge = event.framedSize() + (long) event.count() * WriterConfig.EVENT_OVERHEAD_BYTES;
+        return (int) Math.min(budget, charge);
+    }
 
     /** @return the epoch a new write belongs to; call {@link Epoch#done} when it finishes */
     Epoch register() {

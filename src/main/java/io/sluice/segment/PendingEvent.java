@@ -32,6 +32,8 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
     private final Completion future = new Completion();
     /** Told when the future completes, if set; written before the event is handed to a segment writer. */
     private Settlement settlement;
+    /** What the write holds of its writer's budget until it settles; set by the writer that admits it. */
+    private int charged;
     /** Assigned by the segment writer that sends it; guarded by that writer's lock. */
     long eventNumber;
 
@@ -122,6 +124,16 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
         return future;
     }
 
+    /** Records what the write holds of its writer's budget until it settles (given back by its settlement). */
+    public void charge(int bytes) {
+        charged = bytes;
+    }
+
+    /** @return what {@link #charge} recorded, 0 if nothing */
+    public int charged() {
+        return charged;
+    }
+
     /**
      * Sets who is told when this write settles, in place of a dependent stage on {@link #future()}: the writer's
      * bookkeeping (room for more bytes, the writes a flush waits for) without two allocations and two atomic
@@ -157,7 +169,7 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
                 bytes = 0;
             }
             count++;
-            bytes += e.framedSize;
+            bytes += e.charged;
         }
         if (run != null) {
             run.succeeded(count, bytes);
@@ -179,7 +191,7 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
          * Several writes of this settlement became durable at once ({@link #succeedAll}). Quick, no blocking.
          *
          * @param writes how many
-         * @param bytes their framed bytes in all
+         * @param bytes what they were {@link #charge charged} in all
          */
         void succeeded(int writes, long bytes);
     }

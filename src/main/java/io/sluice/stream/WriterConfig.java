@@ -6,7 +6,9 @@ import java.util.Objects;
 /**
  * How an event writer behaves.
  *
- * @param maxOutstandingBytes unacknowledged bytes (framing included) the writer holds before {@code write} blocks
+ * @param maxOutstandingBytes what the writer holds for unacknowledged events before {@code write} blocks: their
+ *     bytes (framing included) and {@link #EVENT_OVERHEAD_BYTES} for each, so it bounds the writer's memory for
+ *     small events too
  * @param backpressureTimeout how long {@code write} blocks for room before it fails
  * @param retry how lost connections to a segment store are retried before pending writes fail. After a lost or
  *     refused connection the writer tries again at most {@link RetryPolicy#maxReconnectBackoff()} later (250 ms by
@@ -39,6 +41,16 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
      * atomic {@link EventStreamWriter#writeAll}.
      */
     public static final int MAX_BLOCK_BYTES = 0xFFFFFF - 24;
+
+    /**
+     * What a writer counts against {@link #maxOutstandingBytes()} for each unacknowledged event besides its bytes:
+     * about what it keeps on the heap for it (the event's buffer objects, its pending write and future, its handle;
+     * some 230 bytes for a 100-byte event). So 64 MiB hold some 184,000 events of 100 bytes rather than 620,000,
+     * whose bookkeeping the garbage collector would otherwise copy at every pause while the server catches up: a
+     * 2M-event write ran at 0.57-0.66M events/s with 620,000 allowed and at 0.71-0.77M with about 200,000, on the
+     * 2-core machine of docs/benchmarks.md.
+     */
+    public static final int EVENT_OVERHEAD_BYTES = 256;
 
     /** The default {@link #transactionLease()}. */
     public static final Duration DEFAULT_TRANSACTION_LEASE = Duration.ofSeconds(30);

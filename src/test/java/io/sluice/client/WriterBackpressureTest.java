@@ -76,7 +76,7 @@ class WriterBackpressureTest {
     void outstandingBytesStayWithinTheBoundAndNothingAcceptedIsLost() throws Exception {
         WriterConfig config = WriterConfig.DEFAULT.withMaxOutstandingBytes(BOUND)
                 .withBackpressureTimeout(Duration.ofMillis(300));
-        int framed = EVENT + 8;
+        int framed = EVENT + 8 + WriterConfig.EVENT_OVERHEAD_BYTES; // what each event holds of the bound
         List<WriteHandle> accepted = new ArrayList<>();
         try (EventStreamWriterImpl<byte[]> writer = new EventStreamWriterImpl<>(STREAM, Serializers.bytes(), config,
                 client.controller(), SegmentStores.over(pool, SegmentLocator.fixed(proxy.endpoint())))) {
@@ -95,7 +95,7 @@ class WriterBackpressureTest {
             }
             int held = accepted.size() - 1;
             assertThat((long) held * framed).isLessThanOrEqualTo(BOUND).isGreaterThan(BOUND - framed);
-            assertThat(full).hasMessageContaining("unacknowledged bytes").hasMessageContaining("300 ms");
+            assertThat(full).hasMessageContaining("bytes of unacknowledged events").hasMessageContaining("300 ms");
             assertThat(accepted.subList(1, accepted.size())).noneMatch(WriteHandle::isDone);
 
             proxy.release();
@@ -128,7 +128,7 @@ class WriterBackpressureTest {
     void aBlockedWriteGoesOnWhenAcknowledgementsComeBack() throws Exception {
         WriterConfig config = WriterConfig.DEFAULT.withMaxOutstandingBytes(BOUND)
                 .withBackpressureTimeout(Duration.ofSeconds(60));
-        int framed = EVENT + 8;
+        int framed = EVENT + 8 + WriterConfig.EVENT_OVERHEAD_BYTES; // what each event holds of the bound
         try (EventStreamWriterImpl<byte[]> writer = new EventStreamWriterImpl<>(STREAM, Serializers.bytes(), config,
                 client.controller(), SegmentStores.over(pool, SegmentLocator.fixed(proxy.endpoint())))) {
             writer.writeAndWait("k", event(0));

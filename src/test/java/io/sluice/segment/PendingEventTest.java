@@ -29,8 +29,10 @@ class PendingEventTest {
         }
     }
 
+    /** An event of {@code bytes} bytes, charged its framed size (8 bytes more). */
     private static PendingEvent event(int bytes, PendingEvent.Settlement s) {
         PendingEvent e = PendingEvent.of("k", ByteBuffer.allocate(bytes));
+        e.charge(e.framedSize());
         if (s != null) {
             e.onSettled(s);
         }
@@ -49,6 +51,7 @@ class PendingEventTest {
         assertThat(bad.future().complete(null)).isFalse();
         // framed: 8 bytes of header per event
         assertThat(r.told).containsExactly("ok 18", "failed 28");
+        assertThat(ok.charged()).isEqualTo(18);
         assertThat(ok.future()).isCompleted();
         assertThat(bad.future()).isCompletedExceptionally();
     }
