@@ -31,6 +31,7 @@ import io.sluice.wire.AppendSetup;
 import io.sluice.wire.AuthTokenCheckFailed;
 import io.sluice.wire.DataAppended;
 import io.sluice.wire.ErrorReply;
+import io.sluice.wire.InvalidEventNumber;
 import io.sluice.wire.KeepAlive;
 import io.sluice.wire.NoSuchSegment;
 import io.sluice.wire.Reply;
@@ -435,6 +436,13 @@ public final class SegmentWriter implements AutoCloseable {
                 throw new ConnectionFailedException(calls.failure(segment, tokens.get(), sessionToken, a).getMessage());
             }
             case KeepAlive k -> { }
+            case InvalidEventNumber e -> {
+                // the segment store's last event number of this writer moved under the session (a real one still
+                // applying the appends of a lost connection fails its compare-and-set) and it closes the connection:
+                // set the session up again, which resends only what it does not have (as Pravega's client does)
+                throw new ConnectionFailedException("segment store rejected event number " + e.eventNumber()
+                        + " of writer " + writerId + " on " + segment + "; setting the session up again");
+            }
             case ErrorReply e -> throw calls.failure(segment, tokens.get(), sessionToken, e);
             default -> LOG.debug("writer of {} ignores {}", segment, r);
         }

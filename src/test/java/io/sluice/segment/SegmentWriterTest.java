@@ -38,6 +38,7 @@ import io.sluice.wire.Bytes;
 import io.sluice.wire.DataAppended;
 import io.sluice.wire.EventFrames;
 import io.sluice.wire.FrameCodec;
+import io.sluice.wire.InvalidEventNumber;
 import io.sluice.wire.PravegaAppends;
 import io.sluice.wire.ReadSegment;
 import io.sluice.wire.SegmentRead;
@@ -217,6 +218,47 @@ class SegmentWriterTest {
             assertThat(fake.connections()).as("one connection per attempt").isEqualTo(4);
             assertThatThrownBy(() -> w.write(event("more"))).isInstanceOf(RetriesExhaustedException.class);
             w.close();
+        }
+    }
+
+    @Test
+    void anEventNumberTheSegmentStoreRejectsSetsTheSessionUpAgainAndNothingIsLostOrDuplicated() throws Exception {
+        // a real segment store answers InvalidEventNumber and closes the connection when the writer's last event
+        // number moved under the session (NetworkFaultsCompatTest met it: the writer failed for good, and every later
+        // write to its segment with it); here the first session's append is refused that way after the store took
+        // the first event, and the second session says so
+        AtomicLong stored = new AtomicLong(WireProtocol.NULL_ATTRIBUTE_VALUE);
+        AtomicLong length = new AtomicLong();
+        List<Long> appended = new CopyOnWriteArrayList<>();
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore((conn, request, peer) -> {
+            switch (request) {
+                case SetupAppend s -> peer.send(new AppendSetup(s.requestId(), SEG, s.writerId(), stored.get()));
+                case AppendBlockEnd e when conn == 1 -> {
+                    stored.set(1); // the first event landed, as if from an earlier connection
+                    length.addAndGet(e.sizeOfWholeEvents());
+                    peer.send(new InvalidEventNumber(e.writerId(), e.requestId(), "", e.lastEventNumber(), false));
+                    peer.hangUp();
+                }
+                case AppendBlockEnd e -> {
+                    appended.add(e.lastEventNumber());
+                    peer.send(new DataAppended(e.requestId(), e.writerId(), e.lastEventNumber(),
+                            stored.getAndSet(e.lastEventNumber()), length.addAndGet(e.sizeOfWholeEvents())));
+                }
+                default -> { }
+            }
+        })) {
+            try (SegmentWriter w = new SegmentWriter(SEG, UUID.randomUUID(), pool,
+                    SegmentLocator.fixed(fake.endpoint()), () -> null, SegmentWriter.Config.DEFAULT, (s, u) -> { })) {
+                PendingEvent first = event("first");
+                assertThat(w.queue(first)).isTrue();
+                first.future().get(30, TimeUnit.SECONDS);
+                PendingEvent second = event("second");
+                assertThat(w.write(second)).isTrue();
+                second.future().get(30, TimeUnit.SECONDS);
+            }
+            assertThat(fake.connections()).isEqualTo(2);
+            // the first event was not sent again: the second session started after the store's number
+            assertThat(appended).containsExactly(2L);
         }
     }
 
