@@ -197,7 +197,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                     + ": a reader serves one thread at a time");
         }
         try {
-            Deadline deadline = Deadline.after(timeout);
+            long now = System.nanoTime();   // one reading of the clock per call: the deadline's and the yield's
+            Deadline deadline = Deadline.after(now, timeout);
             // the permit is held briefly by slices and acquireSegment/releaseSegment when they handle the group
             if (!acquireConsumer(deadline)) {
                 if (closed) {
@@ -207,7 +208,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 return new EventRead<>(null, lastPosition, null, null, false);
             }
             try {
-                EventRead<T> read = next(deadline);
+                EventRead<T> read = next(deadline, now);
                 lastPosition = read.position();
                 return read;
             } finally {
@@ -232,7 +233,8 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         }
     }
 
-    private EventRead<T> next(Deadline deadline) {
+    /** @param now when the call began ({@link System#nanoTime()}) */
+    private EventRead<T> next(Deadline deadline, long now) {
         member.resumeAfterCheckpoint();
         while (!closed) {
             if (member.takeAttention()) {
@@ -271,7 +273,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 }
                 streak = 0;
             }
-            if (System.nanoTime() - lastWaitNanos > YIELD_NANOS) {
+            if (now - lastWaitNanos > YIELD_NANOS) {
                 Thread.yield();
                 lastWaitNanos = System.nanoTime();
             }

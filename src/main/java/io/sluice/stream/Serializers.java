@@ -50,7 +50,9 @@ public final class Serializers {
 
         @Override
         public ByteBuffer deserialize(ByteBuffer bytes) {
-            return bytes.slice();
+            // a reader hands each event over as a read-only view of its own starting at 0: that view is the result
+            // (a slice of it would be the same bytes, one more object per event)
+            return bytes.isReadOnly() && bytes.position() == 0 ? bytes : bytes.slice();
         }
     };
 
