@@ -83,7 +83,11 @@ public final class SegmentEndpointCache {
             Entry entry = entries.get(key);
             if (entry != null) {
                 if (!entry.endpoint().isDone() || now - entry.fetchedNanos() < ttlNanos) {
-                    return await(entry.endpoint());
+                    Endpoint shared = await(entry.endpoint());
+                    if (shared == null) {
+                        continue;   // the thread that looked it up was interrupted: look it up anew
+                    }
+                    return shared;
                 }
                 entries.remove(key, entry);
                 continue;
@@ -150,6 +154,10 @@ public final class SegmentEndpointCache {
         return entries.size();
     }
 
+    /**
+     * @return the endpoint another thread looked up, or null if that thread was interrupted during its lookup: its
+     *     interruption is its own (a writer being closed, say), not a failure of the lookup for the others
+     */
     private static Endpoint await(CompletableFuture<Endpoint> future) {
         try {
             return future.get();
@@ -157,6 +165,9 @@ public final class SegmentEndpointCache {
             Thread.currentThread().interrupt();
             throw new StreamingInterruptedException("interrupted while waiting for a segment endpoint", e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof StreamingInterruptedException) {
+                return null;
+            }
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }

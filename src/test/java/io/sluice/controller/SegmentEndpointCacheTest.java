@@ -141,6 +141,52 @@ class SegmentEndpointCacheTest {
     }
 
     @Test
+    void aLookupWhoseThreadIsInterruptedDoesNotFailTheThreadsThatWaitForIt() throws Exception {
+        // ServerKillTest met it: the thread looking a segment up was interrupted in the lookup's retry, and every
+        // writer waiting for the same lookup failed for good with "interrupted while waiting to retry"
+        CountDownLatch inLookup = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        SegmentEndpointCache cache = new SegmentEndpointCache(segment -> {
+            if (calls.incrementAndGet() == 1) {
+                inLookup.countDown();
+                try {
+                    Thread.sleep(Duration.ofSeconds(20));   // as a retry's backoff does
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new io.sluice.errors.StreamingInterruptedException("interrupted while waiting to retry", e);
+                }
+            }
+            return new Endpoint("store", 8);
+        }, Duration.ofMinutes(5), 10, now::get);
+        CompletableFuture<Endpoint> first = new CompletableFuture<>();
+        Thread owner = Thread.ofVirtual().start(() -> {
+            try {
+                first.complete(cache.endpointFor(SEG));
+            } catch (RuntimeException e) {
+                first.completeExceptionally(e);
+            }
+        });
+        assertThat(inLookup.await(10, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Endpoint> second = new CompletableFuture<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                second.complete(cache.endpointFor(SEG));
+            } catch (RuntimeException e) {
+                second.completeExceptionally(e);
+            }
+        });
+        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING) {
+            Thread.onSpinWait();
+        }
+        owner.interrupt();
+        // the interrupted thread learns of its own interruption; the waiter looks the segment up itself
+        assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(io.sluice.errors.StreamingInterruptedException.class);
+        assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(new Endpoint("store", 8));
+        assertThat(calls.get()).isEqualTo(2);
+    }
+
+    @Test
     void rejectsNonsenseSettings() {
         assertThatThrownBy(() -> new SegmentEndpointCache(controller, Duration.ZERO, 1, now::get))
                 .isInstanceOf(IllegalArgumentException.class);
