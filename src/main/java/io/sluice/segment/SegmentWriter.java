@@ -562,8 +562,9 @@ public final class SegmentWriter implements AutoCloseable {
                     return setupOnce();
                 });
             } catch (StreamingInterruptedException e) {
-                // only close() stops this thread, and it says so in the phase; an interrupt it did not send (seen
-                // once in ServerKillTest, source unknown) must not fail the writer's events for good
+                // only close() stops this thread, and it says so in the phase: an interrupt it did not send (or
+                // another thread's interruption handed over, as the endpoint cache once did) must not fail the
+                // writer's events for good
                 if (!connecting()) {
                     return false;
                 }
