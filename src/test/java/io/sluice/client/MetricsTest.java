@@ -31,6 +31,7 @@ import io.sluice.stream.ScopedStream;
 import io.sluice.stream.Serializers;
 import io.sluice.stream.StreamConfiguration;
 import io.sluice.stream.WriterConfig;
+import io.sluice.stream.WriteHandle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -161,18 +162,21 @@ class MetricsTest {
              EventStreamWriterImpl<byte[]> writer = new EventStreamWriterImpl<>(ScopedStream.of("metricsproxy", "s"),
                      Serializers.bytes(), WriterConfig.DEFAULT, client.controller(), SegmentStores.over(pool,
                              SegmentLocator.fixed(proxy.endpoint()), MicrometerClientMetrics.over(registry)))) {
-            List<CompletableFuture<Void>> written = new ArrayList<>();
+            // the handles, which flush() promises done (a handle's toCompletableFuture() copy completes a moment
+            // later, on a virtual thread of its own)
+            List<WriteHandle> written = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
-                written.add(writer.write("k", payload(i)).toCompletableFuture());
+                written.add(writer.write("k", payload(i)));
             }
             writer.flush();
             assertThat(proxy.dropAll()).isPositive();
             Await.until("the writer counted its reconnect", () -> counter(registry, "sluice.client.reconnects") >= 1);
             for (int i = 50; i < 100; i++) {
-                written.add(writer.write("k", payload(i)).toCompletableFuture());
+                written.add(writer.write("k", payload(i)));
             }
             writer.flush();
-            assertThat(written).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+            assertThat(written).allMatch(WriteHandle::isDone);
+            written.forEach(h -> h.await(Duration.ZERO)); // throws if one failed
             assertThat(proxy.connections()).as("the second half came over a new connection").isGreaterThan(1);
             assertThat(gauge(registry, "sluice.client.append.inflight.events")).isZero();
             assertThat(registry.get("sluice.client.append.block.events").summary().totalAmount()).isEqualTo(100);
