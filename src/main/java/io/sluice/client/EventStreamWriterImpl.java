@@ -262,8 +262,9 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         try {
             if (!room.tryAcquire(bytes, config.backpressureTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
                 throw new BackpressureTimeoutException("the writer of stream " + stream + " held "
-                        + (config.maxOutstandingBytes() - room.availablePermits()) + " bytes of unacknowledged events (with "
-                        + WriterConfig.EVENT_OVERHEAD_BYTES + " bytes of bookkeeping each) for "
+                        + (config.maxOutstandingBytes() - room.availablePermits())
+                        + " bytes of unacknowledged events (with " + WriterConfig.EVENT_OVERHEAD_BYTES
+                        + " bytes of bookkeeping each) for "
                         + config.backpressureTimeout().toMillis() + " ms: the server is not keeping up");
             }
         } catch (InterruptedException e) {

@@ -167,8 +167,9 @@ final class TransactionImpl<T> implements Transaction<T>, SegmentWriter.Listener
         try {
             if (!room.tryAcquire(bytes, config.backpressureTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
                 throw new BackpressureTimeoutException("transaction " + id + " of " + stream + " held "
-                        + (config.maxOutstandingBytes() - room.availablePermits()) + " bytes of unacknowledged events (with "
-                        + WriterConfig.EVENT_OVERHEAD_BYTES + " bytes of bookkeeping each) for "
+                        + (config.maxOutstandingBytes() - room.availablePermits())
+                        + " bytes of unacknowledged events (with " + WriterConfig.EVENT_OVERHEAD_BYTES
+                        + " bytes of bookkeeping each) for "
                         + config.backpressureTimeout().toMillis() + " ms: the server is not keeping up");
             }
         } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package io.sluice.client;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,6 +67,8 @@ final class WriteTracker {
     }
 
     private final AtomicReference<Epoch> current = new AtomicReference<>(new Epoch());
+    /** Closed epochs not drained yet. */
+    private final ConcurrentLinkedQueue<Epoch> running = new ConcurrentLinkedQueue<>();
     private final IntConsumer release;
 
     /** A tracker whose epochs, as settlements, give nothing back. */
@@ -75,10 +78,8 @@ final class WriteTracker {
 
     /** @param release given what each event settled through an {@link Epoch} was charged */
     WriteTracker(IntConsumer release) {
-        this.release = java.util.Objects.requireNonNull(release, "release");
+        this.release = Objects.requireNonNull(release, "release");
     }
-    /** Closed epochs not drained yet. */
-    private final ConcurrentLinkedQueue<Epoch> running = new ConcurrentLinkedQueue<>();
 
     /**
      * @return what a write holds of a writer's budget of {@code budget} bytes until it settles: its framed bytes and

@@ -1,5 +1,6 @@
 package io.sluice.controller;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -113,10 +114,9 @@ public final class ProtoMapper {
 
     /** @return whether the failure's causes hold an I/O failure of the connection (gRPC's "channel closed") */
     static boolean closedUnderTheCall(StatusRuntimeException e) {
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (Throwable t = e.getStatus().getCause() != null ? e.getStatus().getCause() : e.getCause();
-             t != null && seen.add(t); t = t.getCause()) {
-            if (t instanceof java.io.IOException) {
+        int depth = 0;
+        for (Throwable t = e.getCause(); t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof IOException) {
                 return true;
             }
         }

@@ -548,42 +548,21 @@ public final class SegmentWriter implements AutoCloseable {
      * @return false if the writer should stop (ended, failed, closed)
      */
     private boolean connect() {
-        while (true) {
-            try {
-                return config.retry().run("append setup on segment " + segment, () -> {
-                    lock.lock();
-                    try {
-                        if (phase != Phase.CONNECTING) {
-                            return false;
-                        }
-                    } finally {
-                        lock.unlock();
-                    }
-                    return setupOnce();
-                });
-            } catch (StreamingInterruptedException e) {
-                // only close() stops this thread, and it says so in the phase: an interrupt it did not send (or
-                // another thread's interruption handed over, as the endpoint cache once did) must not fail the
-                // writer's events for good
-                if (!connecting()) {
-                    return false;
-                }
-                Thread.interrupted();
-                LOG.info("the writer of {} was interrupted while it connected, though not closed; it goes on",
-                        segment);
-            } catch (SluiceException e) {
-                fail(e);
-                return false;
-            }
-        }
-    }
-
-    private boolean connecting() {
-        lock.lock();
         try {
-            return phase == Phase.CONNECTING;
-        } finally {
-            lock.unlock();
+            return config.retry().run("append setup on segment " + segment, () -> {
+                lock.lock();
+                try {
+                    if (phase != Phase.CONNECTING) {
+                        return false;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                return setupOnce();
+            });
+        } catch (SluiceException e) {
+            fail(e);
+            return false;
         }
     }
 
