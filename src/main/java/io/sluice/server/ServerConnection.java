@@ -4,7 +4,6 @@ import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
@@ -12,13 +11,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 import io.sluice.common.ServerMetrics;
@@ -54,12 +48,6 @@ import io.sluice.wire.SealSegment;
 import io.sluice.wire.SegmentCreated;
 import io.sluice.wire.SegmentRead;
 import io.sluice.wire.SetupAppend;
-import io.sluice.wire.TableEntries;
-import io.sluice.wire.TableEntriesDeltaRead;
-import io.sluice.wire.TableEntriesRead;
-import io.sluice.wire.TableKey;
-import io.sluice.wire.TableKeysRead;
-import io.sluice.wire.TableRead;
 import io.sluice.wire.TruncateSegment;
 import io.sluice.wire.UpdateSegmentAttribute;
 import io.sluice.wire.UpdateSegmentPolicy;
@@ -67,15 +55,14 @@ import io.sluice.wire.UpdateTableEntries;
 import io.sluice.wire.WireCommand;
 import io.sluice.wire.WireCommandType;
 import io.sluice.wire.WireInput;
-import io.sluice.wire.WireOutput;
 import io.sluice.wire.WireProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One client connection to the embedded segment store: a virtual thread reads and handles requests in order
- * (appends are pipelined: the next request is read while earlier appends become durable), a second one writes
- * replies. A malformed frame or a broken protocol rule closes this connection only, with a logged reason.
+ * (appends are pipelined: the next request is read while earlier appends become durable); its {@link ReplyWriter}
+ * writes the replies (on a second virtual thread, or on the reader's own when nothing waits). A malformed frame or a broken protocol rule closes this connection only, with a logged reason.
  *
  * <p>What a connection may hold of the server's memory is bounded by its {@link ServerLimits}: a frame's buffer grows
  * with the bytes that actually arrived (a header alone allocates nothing large), appends in flight and replies the
@@ -84,27 +71,17 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerConnection implements ReplySink {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
-    private static final Reply CLOSE = new KeepAlive();
     /** What a frame's buffer starts at before its bytes arrive. */
     private static final int FIRST_BUFFER_BYTES = 64 * 1024;
-    /** Bytes of replies encoded into one socket write at most (a bigger single reply is written alone). */
-    private static final int WRITE_BATCH_BYTES = 1024 * 1024;
-    /** What a reply counts for in the queue besides its data: the frame header and its fixed fields. */
-    private static final int REPLY_OVERHEAD = 64;
 
     private final Socket socket;
     private final String peer;
     private final SegmentStore store;
     private final TokenVerifier tokens;
     private final AppendStreamDecoder appends = new AppendStreamDecoder();
-    private final LinkedBlockingQueue<Reply> outbound = new LinkedBlockingQueue<>();
     private final ServerLimits limits;
     private final Semaphore inflight;
-    /** Bytes of replies queued but not yet written to the socket (see {@link #replyBytes}). */
-    private final AtomicLong queuedReplyBytes = new AtomicLong();
-    private final ReentrantLock replyRoomLock = new ReentrantLock();
-    private final Condition replyRoom = replyRoomLock.newCondition();
-    private volatile boolean readerWaitsForRoom;
+    private final ReplyWriter replies;
     /** True once a request of this connection passed the token check (from the start when tokens are not checked). */
     private boolean authenticated;
     /** Last event number acknowledged on this connection, per writer (read and written by reply callbacks). */
@@ -131,12 +108,13 @@ final class ServerConnection implements ReplySink {
         this.inflight = new Semaphore(limits.maxInflightBytes());
         this.authenticated = tokens == TokenVerifier.ACCEPT_ALL;
         this.onClose = onClose;
+        this.replies = new ReplyWriter(socket, peer, limits.maxQueuedReplyBytes(), this::close);
     }
 
     /** Starts the reader and writer threads. */
     void start() {
         Threads.startVirtual("sluice-ss-reader-" + peer, this::readLoop);
-        Threads.startVirtual("sluice-ss-writer-" + peer, this::writeLoop);
+        replies.start();
     }
 
     @Override
@@ -145,63 +123,7 @@ final class ServerConnection implements ReplySink {
             if (reply instanceof SegmentRead r) {
                 metrics.read(r.data().remaining());
             }
-            queuedReplyBytes.addAndGet(replyBytes(reply));
-            outbound.add(reply);
-        }
-    }
-
-    /** @return what a reply counts for against {@link ServerLimits#maxQueuedReplyBytes()}: its data plus a little */
-    static int replyBytes(Reply reply) {
-        return REPLY_OVERHEAD + switch (reply) {
-            case SegmentRead r -> r.data().remaining();
-            case TableRead r -> entryBytes(r.entries());
-            case TableEntriesRead r -> entryBytes(r.entries()) + r.continuationToken().remaining();
-            case TableEntriesDeltaRead r -> entryBytes(r.entries());
-            case TableKeysRead r -> {
-                int n = r.continuationToken().remaining();
-                for (TableKey k : r.keys()) {
-                    n += k.data().remaining() + Long.BYTES + Integer.BYTES;
-                }
-                yield n;
-            }
-            default -> 0;
-        };
-    }
-
-    private static int entryBytes(TableEntries entries) {
-        int n = 0;
-        for (io.sluice.wire.TableEntry e : entries.entries()) {
-            n += e.key().data().remaining() + e.value().data().remaining() + 2 * (Long.BYTES + Integer.BYTES);
-        }
-        return n;
-    }
-
-    /** Backpressure: waits while the client has more unread replies queued than the limit allows. */
-    private void awaitReplyRoom() throws InterruptedException {
-        if (queuedReplyBytes.get() <= limits.maxQueuedReplyBytes()) {
-            return;
-        }
-        replyRoomLock.lock();
-        try {
-            readerWaitsForRoom = true;
-            while (queuedReplyBytes.get() > limits.maxQueuedReplyBytes() && !closed.get()) {
-                replyRoom.await(1, TimeUnit.SECONDS);
-            }
-        } finally {
-            readerWaitsForRoom = false;
-            replyRoomLock.unlock();
-        }
-    }
-
-    private void repliesWritten(long bytes) {
-        long left = queuedReplyBytes.addAndGet(-bytes);
-        if (readerWaitsForRoom && left <= limits.maxQueuedReplyBytes()) {
-            replyRoomLock.lock();
-            try {
-                replyRoom.signalAll();
-            } finally {
-                replyRoomLock.unlock();
-            }
+            replies.send(reply);
         }
     }
 
@@ -209,8 +131,10 @@ final class ServerConnection implements ReplySink {
         try {
             socket.setTcpNoDelay(true);
             DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
+            replies.readerIs(Thread.currentThread());
             while (!closed.get()) {
-                awaitReplyRoom();
+                replies.writeClaimed(); // the replies to the last request, before this thread may block
+                replies.awaitRoom();
                 int type = in.readInt();
                 int length = in.readInt();
                 WireCommandType t = FrameCodec.checkHeader(type, length);
@@ -287,6 +211,7 @@ final class ServerConnection implements ReplySink {
         String segment = fields.readUtf("segment");
         String token = fields.readUtf("delegationToken");
         if (!authorized(requestId, token, segment, write)) {
+            replies.writeClaimed(); // the refusal goes out before this thread waits for the rest of the frame
             in.skipNBytes(length - at); // refused like any request; the rest of it is never buffered
             return null;
         }
@@ -536,7 +461,10 @@ final class ServerConnection implements ReplySink {
         }
         int size = a.data().remaining();
         int bytes = Math.min(limits.maxInflightBytes(), size);
-        inflight.acquire(bytes);
+        if (!inflight.tryAcquire(bytes)) {
+            replies.writeClaimed(); // never wait holding the socket's claim: queued replies wait for it
+            inflight.acquire(bytes);
+        }
         long expected = a.conditional() ? a.expectedOffset() : ContainerOp.Append.UNCONDITIONAL;
         store.submit(new ContainerOp.Append(System.currentTimeMillis(), a.segment(), a.writerId(), a.eventNumber(),
                 a.eventCount(), expected, a.requestId(), a.data())).whenComplete((result, err) -> {
@@ -569,67 +497,8 @@ final class ServerConnection implements ReplySink {
         }
     }
 
-    private void writeLoop() {
-        WireOutput buf = new WireOutput(64 * 1024);
-        try {
-            OutputStream out = socket.getOutputStream();
-            while (true) {
-                Reply next = outbound.take();
-                buf.clear();
-                long written = 0;
-                boolean closeAfter = false;
-                while (next != null) {
-                    if (next == CLOSE) {
-                        closeAfter = true;
-                        break;
-                    }
-                    written += replyBytes(next);
-                    if (!encode(next, buf)) {
-                        closeAfter = true;
-                        break;
-                    }
-                    next = buf.position() < WRITE_BATCH_BYTES ? outbound.poll() : null;
-                }
-                out.write(buf.array(), 0, buf.position());
-                out.flush();
-                repliesWritten(written);
-                if (closeAfter) {
-                    close();
-                    return;
-                }
-                if (buf.array().length > 4 * WRITE_BATCH_BYTES) {
-                    buf = new WireOutput(64 * 1024);
-                }
-            }
-        } catch (IOException e) {
-            LOG.debug("writing to {} failed: {}", peer, e.toString());
-        } catch (InterruptedException e) {
-            LOG.debug("writer of {} interrupted", peer);
-        } finally {
-            close();
-        }
-    }
-
-    /**
-     * Encodes one reply after what {@code buf} holds.
-     *
-     * @return false if the reply cannot be put on the wire (a string over 65535 bytes): nothing of it is in
-     *     {@code buf}, and the connection must close, since its request will never be answered
-     */
-    private boolean encode(Reply reply, WireOutput buf) {
-        int mark = buf.position();
-        try {
-            FrameCodec.encode(reply, buf);
-            return true;
-        } catch (IllegalArgumentException e) {
-            buf.reset(mark);
-            LOG.warn("closing connection from {}: its {} reply cannot be encoded: {}", peer, reply.type(), e.getMessage());
-            return false;
-        }
-    }
-
     private void closeAfterReplies() {
-        outbound.add(CLOSE);
+        replies.closeAfterReplies();
     }
 
     /**
@@ -645,14 +514,7 @@ final class ServerConnection implements ReplySink {
         } catch (IOException | RuntimeException e) {
             LOG.debug("closing socket of {}", peer, e);
         }
-        outbound.clear();
-        outbound.add(CLOSE);
-        replyRoomLock.lock();
-        try {
-            replyRoom.signalAll(); // a reader waiting for room sees the close
-        } finally {
-            replyRoomLock.unlock();
-        }
+        replies.stop();
         try {
             for (SegmentContainer c : store.containers()) {
                 c.dropParkedReads(this);
