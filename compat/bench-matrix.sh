@@ -6,7 +6,8 @@
 #   pravega       the real Pravega 0.13 standalone (compat/pravega-standalone.sh; it keeps data in memory)
 # and, per server, the time from start to ready and the resident memory once idle.
 #
-#   compat/bench-matrix.sh [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
+#   compat/bench-matrix.sh [--profile events-100b|events-10k|latency]
+#                          [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
 #                          [--transactions T --txn-events N] [--large-events] [--byte-stream] [--batch]
 #                          [--kvt [--kvt-concurrency C] [--kvt-batch B]]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
@@ -23,6 +24,13 @@
 # batches of B puts under one primary key and a getAll of each, values of --size bytes), once with 1 caller (latency)
 # and once with C concurrent callers (default 16: throughput); the table shows ops/s (entries/s for batches) and
 # p50/p99 per phase, and a sluice/official row with the throughput ratios.
+# --profile NAME sets the options of one of the performance goals' workloads (docs/benchmarks.md); options after it
+# override it:
+#   events-100b   1,000,000 x 100 B, 1 segment, 1 reader, 5 rounds (throughput, and the ratios to the official client)
+#   events-10k    20,000 x 10 KiB, 1 segment, 1 reader, 5 rounds, sluice-mem and pravega
+#   latency       100,000 x 100 B, 1 segment, 1 reader, 20,000 awaited writes, 5 rounds (p50 and p99)
+# A profile raises the standalone's heap to 4g (SLUICE_COMPAT_XMX overrides it): the standalone keeps appended data
+# on its heap, and with the default 1g the second run of 20,000 x 10 KiB events failed (OutOfMemoryError).
 # Needs the ports 19000-19002, 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,8 +42,21 @@ servers=sluice-mem,sluice-fsync,pravega
 kvt=0 kvt_conc=16 kvt_batch=100
 out=target/bench-matrix
 batch=0
+# the performance goals' workloads; options after --profile override what it sets
+profile() {
+  case "$1" in
+    events-100b) events=1000000 size=100 segments=1 readers=1 rounds=5 ;;
+    events-10k) events=20000 size=10240 segments=1 readers=1 rounds=5 servers=sluice-mem,pravega ;;
+    latency) events=100000 size=100 segments=1 readers=1 latency=20000 rounds=5 ;;
+    *) echo "bench-matrix: unknown profile '$1' (events-100b, events-10k or latency)" >&2; exit 2 ;;
+  esac
+  # the standalone keeps every run's data on its heap, 1g by default: 10 runs of 100 MB or more exhaust it
+  export SLUICE_COMPAT_XMX="${SLUICE_COMPAT_XMX:-4g}"
+}
 while [ $# -gt 0 ]; do
   case "$1" in
+    --profile) [ $# -ge 2 ] || { echo "bench-matrix: --profile needs a name (see --help)" >&2; exit 2; }
+      profile "$2"; shift 2 ;;
     --events) events=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
     --segments) segments=$2; shift 2 ;;
