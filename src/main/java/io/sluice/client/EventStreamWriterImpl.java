@@ -58,8 +58,14 @@ import org.slf4j.LoggerFactory;
 final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWriter.Listener {
     private static final Logger LOG = LoggerFactory.getLogger(EventStreamWriterImpl.class);
 
-    /** A key range served by a segment writer. */
+    /**
+     * A key range served by a segment writer; {@code writer} is null where the range's segment ended without
+     * successors (the stream is sealed there): no other segment may take those keys.
+     */
     private record Route(double low, double high, Segment segment, SegmentWriter writer) {
+        boolean sealed() {
+            return writer == null;
+        }
     }
 
     private final ScopedStream stream;
@@ -221,7 +227,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         double key = keyOf(routingKey);
         while (true) {
             Route r = lookup(routes, key);
-            if (r == null) {
+            if (r == null || r.sealed()) {
                 throw new SegmentSealedException("stream " + stream + " is sealed: no segment takes key " + routingKey);
             }
             try {
@@ -282,7 +288,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         double key = keyOf(event.routingKey());
         while (true) {
             Route r = lookup(routes, key);
-            if (r == null) {
+            if (r == null || r.sealed()) {
                 throw new SegmentSealedException("stream " + stream + " is sealed: no segment takes key " + event.routingKey());
             }
             if (r.writer().write(event)) {
@@ -333,14 +339,17 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             routingLock.lock();
             try {
                 NavigableMap<Double, Route> next = new TreeMap<>(routes);
-                Route gone = null;
-                for (Route r : routes.values()) {
-                    if (r.segment().equals(ended)) {
-                        next.remove(r.high());
-                        gone = r;
+                for (Route gone : routes.values()) {
+                    if (!gone.segment().equals(ended)) {
+                        continue;
                     }
-                }
-                if (gone != null) {
+                    next.remove(gone.high());
+                    if (successors.ranges().isEmpty()) {
+                        // its keys go nowhere now: left uncovered, they would fall to a neighbouring segment's route,
+                        // which would take this segment's unacknowledged events (which the segment holds already if
+                        // its end was not real) and later writes of its keys
+                        next.put(gone.high(), new Route(gone.low(), gone.high(), ended, null));
+                    }
                     for (SegmentWithRange s : successors.ranges()) {
                         // clip each successor to the ended segment's range: other predecessors keep theirs
                         double low = Math.max(s.low(), gone.low());
@@ -354,7 +363,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
                 for (PendingEvent e : unacknowledged) {
                     Route r = lookup(next, keyOf(e.routingKey()));
                     // queue only: no socket write under the routing lock
-                    if (r == null || !r.writer().queue(e)) {
+                    if (r == null || r.sealed() || !r.writer().queue(e)) {
                         e.future().completeExceptionally(new SegmentSealedException("stream " + stream + " is sealed"));
                     }
                 }
@@ -406,6 +415,9 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private void noteTimeNow(long timestamp) {
         Map<Segment, Long> positions = new TreeMap<>();
         for (Route r : routes.values()) {
+            if (r.sealed()) {
+                continue;
+            }
             long offset = r.writer().lastAckedOffset();
             positions.put(r.segment(), Math.max(0, offset));
         }

@@ -276,4 +276,44 @@ class EventStreamWriterTest {
                     .hasMessageContaining("sealed");
         }
     }
+
+    /**
+     * A segment the store says is sealed while the controller knows no successors for it (a real store never does
+     * that; a spoilt reply can look so): its keys go nowhere, and its events never move to a neighbouring segment,
+     * which would write them twice (the segment holds those it took) or in the wrong segment. The reply fuzz test
+     * found events twice in the stream that way (seed 2363085833).
+     */
+    @Test
+    void aSegmentEndedWithoutSuccessorsHandsItsKeysToNoOtherSegment() {
+        createStream(2);
+        List<SegmentWithRange> ranges = controller.currentSegments(STREAM).ranges();
+        SegmentWithRange first = ranges.stream().filter(r -> r.low() == 0.0).findFirst().orElseThrow();
+        SegmentWithRange second = ranges.stream().filter(r -> r.low() > 0.0).findFirst().orElseThrow();
+        String inFirst = null;
+        String inSecond = null;
+        for (int i = 0; inFirst == null || inSecond == null; i++) {
+            double h = KeyHash.routingKey("key-" + i);
+            if (h < first.high() && inFirst == null) {
+                inFirst = "key-" + i;
+            } else if (h >= second.low() && inSecond == null) {
+                inSecond = "key-" + i;
+            }
+        }
+        String a = inFirst;
+        String b = inSecond;
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            writer.writeAndWait(a, "a-before");
+            writer.writeAndWait(b, "b-before");
+            assertThat(server.segmentStore().sealSegment(first.segment().qualifiedName())).isTrue();
+            assertThatThrownBy(() -> writer.writeAndWait(a, "a-after")).isInstanceOf(SegmentSealedException.class)
+                    .hasMessageContaining("sealed");
+            assertThatThrownBy(() -> writer.writeAndWait(a, "a-later")).isInstanceOf(SegmentSealedException.class)
+                    .hasMessageContaining("no segment takes key " + a);
+            writer.writeAndWait(b, "b-after");
+        }
+        Map<Segment, List<String>> contents = contents();
+        assertThat(contents.get(first.segment())).containsExactly("a-before");
+        assertThat(contents.get(second.segment())).as("the other segment takes none of the first's keys")
+                .containsExactly("b-before", "b-after");
+    }
 }
