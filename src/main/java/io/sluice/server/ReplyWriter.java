@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * it holds up only this connection's reader, which stops reading its requests (the backpressure a full reply queue
  * applies anyway).
  *
- * <p>Replies queued and not yet written are counted ({@link #replyBytes}); past {@link ServerLimits#maxQueuedReplyBytes()}
- * the reader waits for room before it reads the next request ({@link #awaitRoom}).
+ * <p>Replies queued and not yet written are counted ({@link #replyBytes}); past
+ * {@link ServerLimits#maxQueuedReplyBytes()} the reader waits for room before it reads the next request
+ * ({@link #awaitRoom}).
  */
 final class ReplyWriter {
     private static final Logger LOG = LoggerFactory.getLogger(ReplyWriter.class);
@@ -303,7 +304,8 @@ final class ReplyWriter {
             return true;
         } catch (IllegalArgumentException e) {
             buf.reset(mark);
-            LOG.warn("closing connection from {}: its {} reply cannot be encoded: {}", peer, reply.type(), e.getMessage());
+            LOG.warn("closing connection from {}: its {} reply cannot be encoded: {}", peer, reply.type(),
+                    e.getMessage());
             return false;
         }
     }

@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection to the embedded segment store: a virtual thread reads and handles requests in order
  * (appends are pipelined: the next request is read while earlier appends become durable); its {@link ReplyWriter}
- * writes the replies (on a second virtual thread, or on the reader's own when nothing waits). A malformed frame or a broken protocol rule closes this connection only, with a logged reason.
+ * writes the replies (on a second virtual thread, or on the reader's own when nothing waits). A malformed frame or a
+ * broken protocol rule closes this connection only, with a logged reason.
  *
  * <p>What a connection may hold of the server's memory is bounded by its {@link ServerLimits}: a frame's buffer grows
  * with the bytes that actually arrived (a header alone allocates nothing large), appends in flight and replies the
