@@ -679,8 +679,11 @@ public final class MixedWorkload implements AutoCloseable {
                 if (landed(table, key, u, next[1 + u])) {
                     tableAmbiguous.incrementAndGet();
                     if (!ex.possiblyApplied()) {
+                        // what was read and what is there now tell a stale read from a request applied twice
                         problems.add("a conditional update of table key " + k + " was refused as a stale version"
-                                + " saying nothing changed, but it was applied: " + ex.getMessage());
+                                + " saying nothing changed, but it was applied: " + ex.getMessage() + " (read "
+                                + describe(e, u) + ", put share " + next[1 + u] + "; now " + describeNow(table, key, u)
+                                + ")");
                     }
                     return;
                 }
@@ -692,6 +695,22 @@ public final class MixedWorkload implements AutoCloseable {
                 tableAmbiguous.incrementAndGet();
                 return;
             }
+        }
+    }
+
+    private String describe(TableEntry e, int u) {
+        if (e == null) {
+            return "no entry";
+        }
+        long[] v = decode(e);
+        return "version " + e.version() + ", " + v[0] + " updates, this updater's share " + v[1 + u];
+    }
+
+    private String describeNow(KeyValueTable table, TableKey key, int u) {
+        try {
+            return describe(table.get(key), u);
+        } catch (RuntimeException ex) {
+            return "unread: " + ex.getMessage();
         }
     }
 
