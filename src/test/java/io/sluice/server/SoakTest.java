@@ -60,7 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the run stayed flat — the last third against the first: written and read throughput at least
  * {@value #MIN_THROUGHPUT_RATIO} of it, heap after GC at most {@value #MAX_HEAP_RATIO}× it plus
  * {@value #HEAP_MARGIN_MIB} MiB, p99 at most {@value #MAX_P99_RATIO}× it plus {@value #P99_MARGIN_MILLIS} ms, threads
- * and virtual threads at most {@value #MAX_THREAD_GROWTH} more, connections no more, descriptors other than chunk
+ * and virtual threads (their medians) at most {@value #MAX_THREAD_GROWTH} more, connections no more, descriptors other than chunk
  * files at most {@value #MAX_FD_GROWTH} more, and no segment with more than {@value #CHUNK_FILES_PER_SEGMENT} chunk
  * files open (the new descriptors are listed) — and that
  * once the client is closed the server has its connections, virtual threads, platform threads and descriptors of
@@ -469,6 +469,12 @@ class SoakTest {
         }
     }
 
+    private static long median(long[] values) {
+        long[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
     /** The last third of the samples against the first: see the class comment. */
     static void assertFlat(List<Sample> samples) {
         assertThat(samples.size()).as("samples").isGreaterThanOrEqualTo(3);
@@ -483,8 +489,10 @@ class SoakTest {
         long lastHeap = lastThird.stream().mapToLong(Sample::heapAfterGcBytes).max().orElseThrow();
         int firstThreads = first.stream().mapToInt(Sample::liveThreads).max().orElseThrow();
         int lastThreads = lastThird.stream().mapToInt(Sample::liveThreads).max().orElseThrow();
-        long firstVirtual = first.stream().mapToLong(Sample::virtualThreads).max().orElseThrow();
-        long lastVirtual = lastThird.stream().mapToLong(Sample::virtualThreads).max().orElseThrow();
+        // the medians: transient virtual threads (a transaction's segment writers, helpers) raise single samples by
+        // 30 and more (a clean-clone run: 3,284 in most samples, 3,317 in two, gone by the next), a leak raises them all
+        long firstVirtual = median(first.stream().mapToLong(Sample::virtualThreads).toArray());
+        long lastVirtual = median(lastThird.stream().mapToLong(Sample::virtualThreads).toArray());
         int firstFds = first.stream().mapToInt(Sample::otherFds).max().orElseThrow();
         int lastFds = lastThird.stream().mapToInt(Sample::otherFds).max().orElseThrow();
         int chunkFilesPerSegment = lastThird.stream().mapToInt(Sample::mostChunkFilesOfOneOwner).max().orElseThrow();
@@ -503,7 +511,7 @@ class SoakTest {
                 .isLessThanOrEqualTo((long) (firstHeap * MAX_HEAP_RATIO) + HEAP_MARGIN_MIB * 1024 * 1024);
         assertThat(lastThreads).as("live threads in the last third against the first").isLessThanOrEqualTo(
                 firstThreads + MAX_THREAD_GROWTH);
-        assertThat(lastVirtual).as("live virtual threads in the last third against the first")
+        assertThat(lastVirtual).as("live virtual threads in the last third against the first (medians)")
                 .isLessThanOrEqualTo(firstVirtual + MAX_THREAD_GROWTH);
         assertThat(lastConnections).as("segment-store connections in the last third against the first")
                 .isLessThanOrEqualTo(firstConnections);
