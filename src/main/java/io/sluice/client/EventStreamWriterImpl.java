@@ -3,11 +3,15 @@ package io.sluice.client;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -62,9 +66,98 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
      * A key range served by a segment writer; {@code writer} is null where the range's segment ended without
      * successors (the stream is sealed there): no other segment may take those keys.
      */
-    private record Route(double low, double high, Segment segment, SegmentWriter writer) {
+    private record Route(double low, double high, Segment segment, LazyWriter writer) {
         boolean sealed() {
             return writer == null;
+        }
+    }
+
+    /**
+     * The routes in the order of their key ranges, searched by the high ends: two arrays instead of a tree, since a
+     * writer of a stream of a thousand segments holds a thousand routes (and a client may hold a thousand such
+     * writers). Immutable.
+     */
+    private static final class RouteTable {
+        private final double[] highs;
+        private final Route[] routes;
+
+        /** @param ordered routes of disjoint key ranges, in ascending order */
+        RouteTable(List<Route> ordered) {
+            routes = ordered.toArray(new Route[0]);
+            highs = new double[routes.length];
+            for (int i = 0; i < routes.length; i++) {
+                highs[i] = routes[i].high();
+            }
+        }
+
+        /**
+         * @return the route of the smallest high end at or above {@code key}, exactly as Pravega's Java client picks
+         *     (so both route a key alike); keys are in [0, 1) and the last range may end a hair below 1.0 by
+         *     rounding, so a key above every high end takes the last route; null if there are no routes
+         */
+        Route lookup(double key) {
+            int i = Arrays.binarySearch(highs, key);
+            if (i < 0) {
+                i = -i - 1;
+            }
+            return routes.length == 0 ? null : routes[Math.min(i, routes.length - 1)];
+        }
+
+        List<Route> all() {
+            return Arrays.asList(routes);
+        }
+    }
+
+    /**
+     * The writer of one segment, started on the first event for it: a stream's writer that writes few keys (or
+     * one, as each of a thousand writers on a thousand segments may) connects only to the segments it uses. Shared
+     * by the routes of every range the segment serves.
+     */
+    private static final class LazyWriter {
+        private final EventStreamWriterImpl<?> owner;
+        private final Segment segment;
+        /** Set once, under the owner's routingLock; read without it. */
+        private volatile SegmentWriter started;
+        /** Set under the owner's routingLock once the segment ended and its routes are gone. */
+        private volatile boolean retired;
+
+        LazyWriter(EventStreamWriterImpl<?> owner, Segment segment) {
+            this.owner = owner;
+            this.segment = segment;
+        }
+
+        /**
+         * @return the segment's writer, started now if this is its first use; null if the segment ended before it
+         *     was ever used (its successors are installed: route again)
+         * @throws WriterClosedException if the stream's writer is closed (no segment writer starts after that)
+         */
+        SegmentWriter get() {
+            SegmentWriter w = started;
+            return w != null ? w : start();
+        }
+
+        private SegmentWriter start() {
+            owner.routingLock.lock();
+            try {
+                if (started == null) {
+                    if (retired) {
+                        return null;
+                    }
+                    if (owner.closed) {
+                        throw new WriterClosedException("the writer of stream " + owner.stream + " is closed");
+                    }
+                    // starting a segment writer starts its threads; it connects in the background, not here
+                    started = owner.newSegmentWriter(segment);
+                }
+                return started;
+            } finally {
+                owner.routingLock.unlock();
+            }
+        }
+
+        /** @return the segment's writer if it started, else null */
+        SegmentWriter ifStarted() {
+            return started;
         }
     }
 
@@ -81,10 +174,11 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private final LargeWriteQueue largeWrites;
 
     private final ReentrantLock routingLock = new ReentrantLock();
-    /** Replaced (never changed) under routingLock: routes keyed by the high end of their key range. */
-    private volatile NavigableMap<Double, Route> routes;
-    /** Guarded by routingLock: one writer per segment, including successors shared by several ranges. */
-    private final Map<Segment, SegmentWriter> writers = new HashMap<>();
+    /**
+     * Replaced (never changed) under routingLock. One writer per segment: the routes of a successor that serves
+     * several ranges share it.
+     */
+    private volatile RouteTable routes;
     /** Segments that ended and whose successors are being installed; writes to their range wait on these. */
     private final ConcurrentHashMap<Segment, CompletableFuture<Void>> transitions = new ConcurrentHashMap<>();
     private volatile boolean closed;
@@ -113,16 +207,12 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             throw new SegmentSealedException("stream " + stream + " has no open segments: it is sealed");
         }
         tokens.offer(current.delegationToken());
-        NavigableMap<Double, Route> initial = new TreeMap<>();
-        routingLock.lock();
-        try {
-            for (SegmentWithRange r : current.ranges()) {
-                initial.put(r.high(), new Route(r.low(), r.high(), r.segment(), writerFor(r.segment())));
-            }
-            routes = initial;
-        } finally {
-            routingLock.unlock();
+        List<Route> initial = new ArrayList<>(current.ranges().size());
+        for (SegmentWithRange r : current.ranges()) {
+            initial.add(new Route(r.low(), r.high(), r.segment(), new LazyWriter(this, r.segment())));
         }
+        initial.sort(Comparator.comparingDouble(Route::high));
+        routes = new RouteTable(initial);
         timeNoter = config.automaticallyNoteTime()
                 ? Threads.startVirtual("sluice-writer-note-time", this::noteTimeEveryFewSeconds) : null;
     }
@@ -143,15 +233,14 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     }
 
     /**
-     * Under routingLock: the writer of a segment, started on first use. Each segment writer has a writer id of its
-     * own (as in Pravega's client): a segment store keys append sessions by writer id per connection, so two segments
-     * appended to with one id over a shared pooled connection would take over each other's session.
+     * Under routingLock: a new writer of {@code segment}. Each segment writer has a writer id of its own (as in
+     * Pravega's client): a segment store keys append sessions by writer id per connection, so two segments appended
+     * to with one id over a shared pooled connection would take over each other's session.
      */
-    private SegmentWriter writerFor(Segment segment) {
+    private SegmentWriter newSegmentWriter(Segment segment) {
         SegmentWriter.Config segmentConfig = new SegmentWriter.Config(RetryPolicies.toRetry(config.retry()),
                 config.maxBlockBytes(), Duration.ofSeconds(30));
-        return writers.computeIfAbsent(segment, s -> new SegmentWriter(s.qualifiedName(), UUID.randomUUID(),
-                stores, () -> tokens, segmentConfig, this));
+        return new SegmentWriter(segment.qualifiedName(), UUID.randomUUID(), stores, () -> tokens, segmentConfig, this);
     }
 
     @Override
@@ -226,9 +315,14 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private void writeLargeToKey(String routingKey, List<ByteBuffer> payloads, Runnable beforeMerge) {
         double key = keyOf(routingKey);
         while (true) {
-            Route r = lookup(routes, key);
+            Route r = routes.lookup(key);
             if (r == null || r.sealed()) {
                 throw new SegmentSealedException("stream " + stream + " is sealed: no segment takes key " + routingKey);
+            }
+            SegmentWriter ofSegment = r.writer().get();
+            if (ofSegment == null) {
+                // the segment ended before this writer used it: its successors are in the routes now
+                continue;
             }
             try {
                 large.write(r.segment().qualifiedName(), tokens, payloads, beforeMerge);
@@ -238,7 +332,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
                         e.getMessage());
                 // the segment's writer ends as if it had seen the seal itself: successors are installed and its
                 // unacknowledged events move there, in order
-                r.writer().segmentEnded();
+                ofSegment.segmentEnded();
                 awaitTransition(r.segment());
             }
         }
@@ -287,26 +381,21 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     private void route(PendingEvent event) {
         double key = keyOf(event.routingKey());
         while (true) {
-            Route r = lookup(routes, key);
+            Route r = routes.lookup(key);
             if (r == null || r.sealed()) {
                 throw new SegmentSealedException("stream " + stream + " is sealed: no segment takes key " + event.routingKey());
             }
-            if (r.writer().write(event)) {
+            SegmentWriter ofSegment = r.writer().get();
+            if (ofSegment == null) {
+                // the segment ended before this writer used it: its successors are in the routes now
+                continue;
+            }
+            if (ofSegment.write(event)) {
                 return;
             }
             // the segment ended: wait until its successors are installed, then route again
             awaitTransition(r.segment());
         }
-    }
-
-    private static Route lookup(NavigableMap<Double, Route> table, double key) {
-        // the smallest high end >= key, exactly as Pravega's Java client picks (so both route a key alike)
-        Map.Entry<Double, Route> e = table.ceilingEntry(key);
-        if (e == null) {
-            // keys are in [0, 1); the last range may end a hair below 1.0 by rounding
-            e = table.lastEntry();
-        }
-        return e == null ? null : e.getValue();
     }
 
     private void awaitTransition(Segment segment) {
@@ -338,36 +427,51 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             SegmentWriter old;
             routingLock.lock();
             try {
-                NavigableMap<Double, Route> next = new TreeMap<>(routes);
-                for (Route gone : routes.values()) {
+                // a successor may serve ranges of several predecessors: all its routes share one writer
+                Map<Segment, LazyWriter> shared = new HashMap<>();
+                for (Route r : routes.all()) {
+                    if (!r.sealed() && !r.segment().equals(ended)) {
+                        shared.putIfAbsent(r.segment(), r.writer());
+                    }
+                }
+                List<Route> next = new ArrayList<>();
+                old = null;
+                for (Route gone : routes.all()) {
                     if (!gone.segment().equals(ended)) {
+                        next.add(gone);
                         continue;
                     }
-                    next.remove(gone.high());
+                    if (!gone.sealed()) {
+                        // a holder of the segment that was never started stays unstarted: its users route again
+                        gone.writer().retired = true;
+                        old = gone.writer().ifStarted();
+                    }
                     if (successors.ranges().isEmpty()) {
                         // its keys go nowhere now: left uncovered, they would fall to a neighbouring segment's route,
                         // which would take this segment's unacknowledged events (which the segment holds already if
                         // its end was not real) and later writes of its keys
-                        next.put(gone.high(), new Route(gone.low(), gone.high(), ended, null));
+                        next.add(new Route(gone.low(), gone.high(), ended, null));
                     }
                     for (SegmentWithRange s : successors.ranges()) {
                         // clip each successor to the ended segment's range: other predecessors keep theirs
                         double low = Math.max(s.low(), gone.low());
                         double high = Math.min(s.high(), gone.high());
                         if (low < high) {
-                            next.put(high, new Route(low, high, s.segment(), writerFor(s.segment())));
+                            next.add(new Route(low, high, s.segment(),
+                                    shared.computeIfAbsent(s.segment(), seg -> new LazyWriter(this, seg))));
                         }
                     }
                 }
-                old = writers.remove(ended);
+                next.sort(Comparator.comparingDouble(Route::high));
+                RouteTable table = new RouteTable(next);
                 for (PendingEvent e : unacknowledged) {
-                    Route r = lookup(next, keyOf(e.routingKey()));
+                    Route r = table.lookup(keyOf(e.routingKey()));
                     // queue only: no socket write under the routing lock
-                    if (r == null || r.sealed() || !r.writer().queue(e)) {
+                    if (r == null || r.sealed() || !r.writer().get().queue(e)) {
                         e.future().completeExceptionally(new SegmentSealedException("stream " + stream + " is sealed"));
                     }
                 }
-                routes = next;
+                routes = table;
             } finally {
                 routingLock.unlock();
             }
@@ -414,15 +518,33 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
     private void noteTimeNow(long timestamp) {
         Map<Segment, Long> positions = new TreeMap<>();
-        for (Route r : routes.values()) {
+        for (Route r : routes.all()) {
             if (r.sealed()) {
                 continue;
             }
-            long offset = r.writer().lastAckedOffset();
+            SegmentWriter w = r.writer().ifStarted();
+            // a segment not written to yet counts as one with nothing acknowledged
+            long offset = w == null ? -1 : w.lastAckedOffset();
             positions.put(r.segment(), Math.max(0, offset));
         }
         controller.noteTimestampFromWriter(writerId.toString(), stream, timestamp, StreamCut.of(positions));
         notedTime = true;
+    }
+
+    /** @return how many segment writers of the current routes have started (the others start on first use) */
+    int startedSegmentWriters() {
+        return startedOfRoutes().size();
+    }
+
+    /** @return the started segment writers of the current routes, each once */
+    private List<SegmentWriter> startedOfRoutes() {
+        Set<SegmentWriter> started = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Route r : routes.all()) {
+            if (!r.sealed() && r.writer().ifStarted() != null) {
+                started.add(r.writer().ifStarted());
+            }
+        }
+        return new ArrayList<>(started);
     }
 
     @Override
@@ -453,8 +575,8 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             List<SegmentWriter> all;
             routingLock.lock();
             try {
-                all = new ArrayList<>(writers.values());
-                writers.clear();
+                // the started writers of the current routes; those of ended segments were closed as they ended
+                all = startedOfRoutes();
             } finally {
                 routingLock.unlock();
             }

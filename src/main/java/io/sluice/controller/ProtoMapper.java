@@ -300,7 +300,22 @@ public final class ProtoMapper {
 
     private static StreamSegments streamSegments(List<io.sluice.controller.grpc.v1.SegmentRange> ranges,
                                                  String token) {
-        return new StreamSegments(ranges.stream().map(ProtoMapper::segmentRange).toList(), token);
+        List<SegmentWithRange> out = new ArrayList<>(ranges.size());
+        SegmentWithRange first = null;
+        for (io.sluice.controller.grpc.v1.SegmentRange range : ranges) {
+            SegmentWithRange r = segmentRange(range);
+            if (first == null) {
+                first = r;
+            } else if (r.segment().scope().equals(first.segment().scope())
+                    && r.segment().stream().equals(first.segment().stream())) {
+                // one copy of the names for all: each message decodes its own, and a writer of a stream of a
+                // thousand segments (of which a client may have a thousand) keeps every range
+                r = new SegmentWithRange(new Segment(first.segment().scope(), first.segment().stream(),
+                        r.segment().segmentId()), r.low(), r.high());
+            }
+            out.add(r);
+        }
+        return new StreamSegments(List.copyOf(out), token);
     }
 
     /** @return the StreamCut message of a cut of {@code stream} */

@@ -266,6 +266,45 @@ class EventStreamWriterTest {
         }
     }
 
+    /** @return a routing key that falls in {@code range} */
+    private static String keyIn(SegmentWithRange range) {
+        for (int i = 0; ; i++) {
+            if (range.contains(KeyHash.routingKey("key-" + i))) {
+                return "key-" + i;
+            }
+        }
+    }
+
+    /**
+     * A writer starts the writer of a segment (its threads, its append session) on the first event for it: a writer
+     * of one key on a stream of many segments connects to one. A segment split before the writer first used it (the
+     * writer never saw the scale) takes no event: the first event for it follows to the successor.
+     */
+    @Test
+    void segmentWritersStartOnFirstUseAndAnUnusedSegmentThatEndedPassesItsKeysOn() {
+        createStream(4);
+        List<SegmentWithRange> ranges = controller.currentSegments(STREAM).ranges();
+        SegmentWithRange used = ranges.get(0);
+        SegmentWithRange unused = ranges.get(2);
+        try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
+            EventStreamWriterImpl<String> impl = (EventStreamWriterImpl<String>) writer;
+            assertThat(impl.startedSegmentWriters()).isZero();
+            writer.writeAndWait(keyIn(used), "first");
+            assertThat(impl.startedSegmentWriters()).isEqualTo(1);
+            double mid = (unused.low() + unused.high()) / 2;
+            controller.scale(STREAM, List.of(unused.segment()), List.of(new KeyRange(unused.low(), mid),
+                    new KeyRange(mid, unused.high())));
+            String key = keyIn(unused);
+            writer.writeAndWait(key, "after the split");
+            assertThat(impl.startedSegmentWriters()).as("the first segment's and one successor's").isEqualTo(2);
+        }
+        Map<Segment, List<String>> contents = contents();
+        assertThat(contents.get(used.segment())).containsExactly("first");
+        assertThat(contents.get(unused.segment())).as("the sealed segment took nothing").isEmpty();
+        assertThat(contents.entrySet().stream().filter(e -> e.getKey().epoch() == 1)
+                .flatMap(e -> e.getValue().stream()).toList()).containsExactly("after the split");
+    }
+
     @Test
     void sealedStreamRefusesWrites() {
         createStream(1);
