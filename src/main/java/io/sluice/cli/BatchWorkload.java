@@ -45,8 +45,8 @@ final class BatchWorkload {
             Map<String, Object> json = Workload.jsonHead(ok(), context, stream, settings);
             json.put("batch", true);
             json.put("ranges", ranges);
-            json.put("write", Workload.rate(settings, settings.events(), writeNanos));
-            json.put("read", Workload.rate(settings, verdict.read(), readNanos));
+            json.put("write", Workload.rate(settings.size(), settings.events(), writeNanos));
+            json.put("read", Workload.rate(settings.size(), verdict.read(), readNanos));
             json.put("verify", verdict.json());
             if (cleanupError != null) {
                 json.put("cleanup_error", cleanupError);
@@ -61,8 +61,8 @@ final class BatchWorkload {
                     + "routing keys, read back by the batch client in %d parallel range%s", stream,
                     settings.segments(), settings.segments() == 1 ? "" : "s", settings.events(), settings.size(),
                     Workload.KEYS, ranges, ranges == 1 ? "" : "s"));
-            lines.add(Workload.rateLine(settings, "write", settings.events(), writeNanos));
-            lines.add(Workload.rateLine(settings, "read", verdict.read(), readNanos));
+            lines.add(Workload.rateLine(settings.size(), "write", settings.events(), writeNanos));
+            lines.add(Workload.rateLine(settings.size(), "read", verdict.read(), readNanos));
             lines.add(verdict.ok() ? "verify    ok: every event read exactly once, intact, in order per key"
                     : "verify    FAILED: " + verdict.reason());
             if (cleanupError != null) {

@@ -40,6 +40,14 @@ import picocli.CommandLine.Option;
                 + "client lists the stream's segments and reads every range on a virtual thread of its own, all at "
                 + "once, checking every event; --readers and --latency-samples are not used. It reports "
                 + "write and read events/s and MB/s, as compat/official-client.sh bench --batch does.",
+            "With --writers W (more than 1) the run measures scale instead: a stream of K segments, W writers "
+                + "(writer w writes its share of the N events with one routing key, chosen to fall in segment w mod "
+                + "K, so W = K gives every segment one writer), each writing on a virtual thread of its own without "
+                + "waiting, then flushing; a reader group of R readers reads them back and checks each writer's "
+                + "order; with everything open it measures the heap (live after a collection, and the most used) "
+                + "and the platform threads; then the W writers at once make the L awaited writes between them. It "
+                + "reports setup, write, read, latency and resources, as compat/official-client.sh bench --writers "
+                + "does.",
             "Every run uses a scope and stream of its own (sluice-bench-<random>/events-<random>), deleted at the end, "
                 + "also when the run is interrupted (Ctrl-C). On a terminal a progress line on standard error shows "
                 + "events written and read while a plain run lasts longer than a second (never with --json).",
@@ -85,11 +93,31 @@ final class BenchCommand extends ClientCommand {
                     + "every segment's range on a virtual thread of its own, all at once, and checks every event")
     boolean batch;
 
+    @Option(names = "--writers", paramLabel = "W", defaultValue = "1", order = 13,
+            description = "measure scale instead with W > 1 writers: each writes its share of the N events with "
+                    + "one routing key, in segment (writer index mod K); then the readers, the heap and threads, and "
+                    + "awaited writes of all writers at once (up to " + ScaleWorkload.MAX_WRITERS + " writers and "
+                    + ScaleWorkload.MAX_SEGMENTS + " segments; default: ${DEFAULT-VALUE})")
+    int writers;
+
     private Workload.Settings settings;
     private KvtWorkload.Settings kvtSettings;
+    private ScaleWorkload.Settings scaleSettings;
 
     @Override
     void validate() {
+        if (writers < 1) {
+            throw new IllegalArgumentException("--writers must be at least 1, but is " + writers);
+        }
+        if (writers > 1) {
+            if (kvt || byteStream || batch || transactions > 0 || workload.largeEvents) {
+                throw new IllegalArgumentException("--writers does not go with --kvt, --byte-stream, --batch, "
+                        + "--transactions or --large-events");
+            }
+            scaleSettings = new ScaleWorkload.Settings(workload.events, workload.size, workload.segments,
+                    workload.readers, writers, workload.latencySamples, options.timeout);
+            return;
+        }
         settings = workload.settings(options.timeout);
         if (transactions < 0) {
             throw new IllegalArgumentException("--transactions must not be negative, but is " + transactions);
@@ -162,6 +190,14 @@ final class BenchCommand extends ClientCommand {
     private static final long CLEANUP_SECONDS = 10;
 
     private Result run(SluiceClient client, ScopedStream stream, String suffix, Progress progress) {
+        if (scaleSettings != null) {
+            ScaleWorkload.Report report = ScaleWorkload.run(client, stream, scaleSettings, progress);
+            List<String> lines = new ArrayList<>();
+            lines.add("Sluice bench (scale) against " + config.controllerUri());
+            lines.addAll(report.lines());
+            return new Result(report.json(Workload.context("bench", config.controllerUri().toString())), lines,
+                    report.ok() ? 0 : FAILED);
+        }
         if (kvt) {
             KvtWorkload.Report report = KvtWorkload.run(client, stream.scope(), "kvt-" + suffix, kvtSettings);
             List<String> lines = new ArrayList<>();

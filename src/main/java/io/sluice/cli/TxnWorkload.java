@@ -53,7 +53,7 @@ final class TxnWorkload {
 
         Map<String, Object> json(Map<String, Object> context) {
             Map<String, Object> json = Workload.jsonHead(ok(), context, stream, settings);
-            Map<String, Object> write = Workload.rate(settings, settings.events(), writeNanos);
+            Map<String, Object> write = Workload.rate(settings.size(), settings.events(), writeNanos);
             write.put("failed", 0);
             json.put("write", write);
             Map<String, Object> txns = new LinkedHashMap<>();
@@ -67,7 +67,7 @@ final class TxnWorkload {
             txns.put("txn_p50_ms", Workload.percentile(txnMicros, 0.50) / 1000.0);
             txns.put("txn_p99_ms", Workload.percentile(txnMicros, 0.99) / 1000.0);
             json.put("transactions", txns);
-            json.put("read", Workload.rate(settings, verdict.read(), readNanos));
+            json.put("read", Workload.rate(settings.size(), verdict.read(), readNanos));
             json.put("verify", verdict.json());
             json.put("cleanup", Workload.cleanupJson(cleanupError));
             json.put("total_ms", totalNanos / 1_000_000);

@@ -371,21 +371,22 @@ final class Workload {
         return clean;
     }
 
-    static Map<String, Object> rate(Settings settings, long events, long nanos) {
+    /** @return a phase's {@code events_per_s}, {@code mb_per_s} and {@code seconds}, for events of {@code size} bytes */
+    static Map<String, Object> rate(int size, long events, long nanos) {
         Map<String, Object> m = new LinkedHashMap<>();
         double seconds = nanos / 1e9;
         m.put("events_per_s", seconds == 0 ? 0 : Math.round(events / seconds));
-        m.put("mb_per_s", seconds == 0 ? 0.0 : events * (double) settings.size() / 1e6 / seconds);
+        m.put("mb_per_s", seconds == 0 ? 0.0 : events * (double) size / 1e6 / seconds);
         m.put("seconds", seconds);
         return m;
     }
 
     /** @return a phase's rate for people: {@code events in seconds: events/s, MB/s} */
-    static String rateLine(Settings settings, String phase, long events, long nanos) {
+    static String rateLine(int size, String phase, long events, long nanos) {
         double seconds = nanos / 1e9;
         return String.format(Locale.ROOT, "%-9s %,d events in %.2f s: %,d events/s, %.1f MB/s", phase, events,
                 seconds, seconds == 0 ? 0 : Math.round(events / seconds),
-                seconds == 0 ? 0 : events * (double) settings.size() / 1e6 / seconds);
+                seconds == 0 ? 0 : events * (double) size / 1e6 / seconds);
     }
 
     /**
@@ -440,10 +441,10 @@ final class Workload {
             if (settings.largeEvents()) {
                 json.put("large_events", true);
             }
-            Map<String, Object> write = rate(settings, settings.events(), writeNanos);
+            Map<String, Object> write = rate(settings.size(), settings.events(), writeNanos);
             write.put("failed", 0);
             json.put("write", write);
-            json.put("read", rate(settings, verdict.read(), readNanos));
+            json.put("read", rate(settings.size(), verdict.read(), readNanos));
             Map<String, Object> latency = new LinkedHashMap<>();
             latency.put("p50_us", percentile(0.50));
             latency.put("p99_us", percentile(0.99));
@@ -485,7 +486,7 @@ final class Workload {
         }
 
         private String rateLine(String phase, long events, long nanos) {
-            return Workload.rateLine(settings, phase, events, nanos);
+            return Workload.rateLine(settings.size(), phase, events, nanos);
         }
 
         private long percentile(double p) {
@@ -493,11 +494,11 @@ final class Workload {
         }
     }
 
-    /** What the run created, to delete at the end. Confined to the thread of {@link #run}. */
-    private static final class Created {
-        private boolean scope;
-        private boolean stream;
-        private boolean group;
+    /** What a run created, to delete at the end. Confined to the run's thread. */
+    static final class Created {
+        boolean scope;
+        boolean stream;
+        boolean group;
 
         /** Deletes the reader group, the stream (sealed first) and the scope, those the run created. */
         Cleanup delete(SluiceClient client, ScopedStream scopedStream) {
