@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 import io.sluice.common.Deadline;
+import io.sluice.common.SegmentListLimit;
 import io.sluice.controller.ControllerClient;
 import io.sluice.controller.ProtoMapper;
 import io.sluice.controller.StreamSegments;
@@ -135,8 +136,9 @@ final class StreamCommands {
                 "Fails if the stream already exists (already-exists) or its scope does not (not-found)."},
             footer = Main.EXIT_STATUS)
     static final class Create extends StreamCommand {
-        @Option(names = "--segments", paramLabel = "N", description = "a fixed number of segments (1 to "
-                + Create.MAX_SEGMENTS + ")")
+        @Option(names = "--segments", paramLabel = "N", description = "a fixed number of segments (1 to about "
+                + "39,000 with names of 20 characters, 5,800 with names of 250: the list of its segments must fit "
+                + "into one controller reply)")
         Integer segments;
 
         @Option(names = "--scale-by-events-per-sec", paramLabel = "RATE",
@@ -152,8 +154,8 @@ final class StreamCommands {
         Integer scaleFactor;
 
         @Option(names = "--min-segments", paramLabel = "M",
-                description = "with a scaling policy: the fewest segments (default 1, at most " + Create.MAX_SEGMENTS
-                        + "); also the initial count")
+                description = "with a scaling policy: the fewest segments (default 1, at most as many as "
+                        + "--segments takes); also the initial count")
         Integer minSegments;
 
         @Option(names = "--retention-time", paramLabel = "DURATION",
@@ -170,11 +172,6 @@ final class StreamCommands {
 
         private StreamConfiguration configuration;
 
-        /**
-         * The most segments a stream may start with; the embedded controller refuses more too. With long names the
-         * controller's list of a larger stream's segments would outgrow gRPC's 4 MiB message limit.
-         */
-        static final int MAX_SEGMENTS = 5000;
 
         @Override
         void validate() {
@@ -214,11 +211,12 @@ final class StreamCommands {
                     .tags(tags).build();
         }
 
-        private static void checkSegments(String option, Integer count) {
-            if (count != null && count > MAX_SEGMENTS) {
-                throw new IllegalArgumentException(option + " must be at most " + MAX_SEGMENTS + " (a stream of more "
-                        + "segments cannot be served: the list of its segments would not fit into one controller "
-                        + "reply), but is " + count);
+        private void checkSegments(String option, Integer count) {
+            int max = SegmentListLimit.maxSegments(stream.scope(), stream.name());
+            if (count != null && count > max) {
+                throw new IllegalArgumentException(option + " must be at most " + max + " for a stream of these "
+                        + "names (a stream of more segments cannot be served: the list of its segments would not fit "
+                        + "into one controller reply), but is " + count);
             }
         }
 

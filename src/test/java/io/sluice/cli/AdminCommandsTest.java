@@ -778,10 +778,15 @@ class AdminCommandsTest {
     @Test
     void streamCreateRefusesMoreSegmentsThanCanBeServed() {
         assertThat(run("stream", "create", "sc/st", "--segments", "100000")).isEqualTo(2);
-        assertThat(err()).startsWith("sluice stream create: --segments must be at most 5000").contains("100000");
-        assertThat(run("stream", "create", "sc/st", "--scale-by-events-per-sec", "10", "--min-segments", "5001"))
+        // 3 MiB for the list, 2 + 2 bytes of names and 40 of the rest per segment: 71,493
+        assertThat(err()).startsWith("sluice stream create: --segments must be at most 71493 for a stream of these "
+                + "names").contains("100000");
+        assertThat(run("stream", "create", "sc/st", "--scale-by-events-per-sec", "10", "--min-segments", "71494"))
                 .isEqualTo(2);
-        assertThat(err()).startsWith("sluice stream create: --min-segments must be at most 5000");
+        assertThat(err()).startsWith("sluice stream create: --min-segments must be at most 71493");
+        String longNames = "s".repeat(250) + "/" + "t".repeat(250);
+        assertThat(run("stream", "create", longNames, "--segments", "5826")).isEqualTo(2);
+        assertThat(err()).startsWith("sluice stream create: --segments must be at most 5825");
         assertThat(configs).as("no controller was contacted").isEmpty();
     }
 

@@ -337,7 +337,11 @@ class EventCommandsTest {
                 .build();
         assertThatThrownBy(() -> client.streamManager().createStream("huge", "s", tooMany))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("INVALID_ARGUMENT")
-                .hasMessageContaining("at most 5000");
+                .hasMessageContaining("at most 69905 for a stream of these names");
         assertThat(controller.listStreams("huge")).isEmpty();
+        // with short names a stream of 10,000 segments is served, and the list of its segments read back whole
+        client.streamManager().createStream("huge", "s", StreamConfiguration.builder()
+                .scalingPolicy(ScalingPolicy.fixed(10_000)).build());
+        assertThat(client.streamManager().currentSegments("huge", "s")).hasSize(10_000);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.sluice.common.SegmentListLimit;
 import io.sluice.controller.grpc.v1.KeyValueTableConfig;
 import io.sluice.controller.grpc.v1.RetentionPolicy;
 import io.sluice.controller.grpc.v1.ScalingPolicy;
@@ -19,14 +20,6 @@ import io.sluice.controller.grpc.v1.Tags;
 final class Protos {
     /** Pravega's limit on tags per stream. */
     static final int MAX_TAGS = 128;
-    /**
-     * The most segments a stream may start with (its fixed count, or the minimum of a scaling policy). Pravega's
-     * controller sets no bound, but every reply listing a stream's segments repeats its scope and name for each
-     * segment: with names of the longest length (255 characters) 5,000 segments take about 2.7 MB of gRPC's 4 MiB
-     * message limit, and a stream created with 100,000 segments could not even be inspected. Refused as
-     * {@code INVALID_ARGUMENT}, like every invalid configuration. Scaling may still split a stream beyond it.
-     */
-    static final int MAX_SEGMENTS = 5000;
     /** Pravega's limit on a tag's length. */
     static final int MAX_TAG_LENGTH = 256;
     /** Rollover size of reader group state streams (Pravega: 4 MiB). */
@@ -77,7 +70,7 @@ final class Protos {
      *
      * @throws StatusRuntimeException INVALID_ARGUMENT naming the bad field
      */
-    static void checkStreamConfig(StreamConfig config) {
+    static void checkStreamConfig(String scope, String stream, StreamConfig config) {
         ScalingPolicy policy = config.getScalingPolicy();
         if (policy.getScaleType() == ScalingPolicy.ScalingPolicyType.UNRECOGNIZED) {
             throw invalid("unknown scaling policy type " + policy.getScaleTypeValue());
@@ -85,9 +78,11 @@ final class Protos {
         if (policy.getMinNumSegments() <= 0) {
             throw invalid("scalingPolicy.minNumSegments must be > 0, got " + policy.getMinNumSegments());
         }
-        if (policy.getMinNumSegments() > MAX_SEGMENTS) {
-            throw invalid("scalingPolicy.minNumSegments must be at most " + MAX_SEGMENTS + " (the most segments this "
-                    + "server can serve in one stream), got " + policy.getMinNumSegments());
+        // refused as INVALID_ARGUMENT, like every invalid configuration; scaling may still split a stream beyond it
+        int max = SegmentListLimit.maxSegments(scope, stream);
+        if (policy.getMinNumSegments() > max) {
+            throw invalid("scalingPolicy.minNumSegments must be at most " + max + " for a stream of these names (the "
+                    + "list of its segments must fit into one controller reply), got " + policy.getMinNumSegments());
         }
         if (policy.getScaleType() != ScalingPolicy.ScalingPolicyType.FIXED_NUM_SEGMENTS
                 && (policy.getTargetRate() <= 0 || policy.getScaleFactor() <= 0)) {

@@ -42,7 +42,7 @@ final class Streams {
         if (!Names.isValidStreamOrScopeName(stream)) {
             return CreateStreamStatus.Status.INVALID_STREAM_NAME;
         }
-        Protos.checkStreamConfig(requested);
+        Protos.checkStreamConfig(scope, stream, requested);
         StreamConfig config = Protos.normalize(scope, stream, requested);
         return ctx.onKey(streamKey(scope, stream), () -> {
             CreateStreamStatus.Status status = journal.write(m -> {
@@ -149,7 +149,7 @@ final class Streams {
     }
 
     UpdateStreamStatus.Status updateStream(String scope, String stream, StreamConfig requested) {
-        Protos.checkStreamConfig(requested);
+        Protos.checkStreamConfig(scope, stream, requested);
         StreamConfig config = Protos.normalize(scope, stream, requested);
         return ctx.onKey(streamKey(scope, stream), () -> {
             UpdateStreamStatus.Status status = journal.write(m -> {
