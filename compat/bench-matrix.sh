@@ -6,10 +6,11 @@
 #   pravega       the real Pravega 0.13 standalone (compat/pravega-standalone.sh; it keeps data in memory)
 # and, per server, the time from start to ready and the resident memory once idle.
 #
-#   compat/bench-matrix.sh [--profile events-100b|events-10k|latency]
-#                          [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L]
+#   compat/bench-matrix.sh [--profile events-100b|events-10k|latency|scale-writers|scale-segments|scale-readers]
+#                          [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L] [--writers W]
 #                          [--transactions T --txn-events N] [--large-events] [--byte-stream] [--batch]
 #                          [--kvt [--kvt-concurrency C] [--kvt-batch B]]
+#                          [--official-pooling] [--clients official,sluice]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
@@ -29,6 +30,17 @@
 #   events-100b   1,000,000 x 100 B, 1 segment, 1 reader, 5 rounds (throughput, and the ratios to the official client)
 #   events-10k    20,000 x 10 KiB, 1 segment, 1 reader, 5 rounds, sluice-mem and pravega
 #   latency       100,000 x 100 B, 1 segment, 1 reader, 20,000 awaited writes, 5 rounds (p50 and p99)
+#   scale-writers   100 writers on 16 segments, 8 readers, 100,000 x 100 B, 2,000 awaited writes, 3 rounds
+#   scale-segments  1,000 writers on 1,000 segments (one each), 8 readers, the same events, 3 rounds
+#   scale-readers   one reader group of 8 readers over 10,000 segments, 16 of them written by 16 writers, 3 rounds
+#                   (the scale profiles run on sluice-mem and pravega, the official writers with --official-pooling)
+# --writers W (W > 1) runs the scale workload of `sluice bench --writers` on both clients: W writers with one
+# routing key each (writer w's in segment w mod K), then the readers, then the awaited writes of all writers at
+# once; the table adds the writers' setup time, the heap (live with everything open, and the most used) and the
+# client's platform threads at most. --official-pooling has the official writers share pooled connections
+# (EventWriterConfig.enableConnectionPooling): by default each official writer opens a connection, with a 1 MiB
+# buffer and a thread, to every segment of the stream, and 100 writers on 16 segments exhaust a 1 GiB heap.
+# --clients runs only the clients named (both by default).
 # A profile raises the standalone's heap to 4g (SLUICE_COMPAT_XMX overrides it): the standalone keeps appended data
 # on its heap, and with the default 1g the second run of 20,000 x 10 KiB events failed (OutOfMemoryError).
 # Needs the ports 19000-19002, 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
@@ -38,6 +50,7 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
 events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0 bytes=0
+writers=1 official_pooling=0 clients=official,sluice
 servers=sluice-mem,sluice-fsync,pravega
 kvt=0 kvt_conc=16 kvt_batch=100
 out=target/bench-matrix
@@ -48,7 +61,14 @@ profile() {
     events-100b) events=1000000 size=100 segments=1 readers=1 rounds=5 ;;
     events-10k) events=20000 size=10240 segments=1 readers=1 rounds=5 servers=sluice-mem,pravega ;;
     latency) events=100000 size=100 segments=1 readers=1 latency=20000 rounds=5 ;;
-    *) echo "bench-matrix: unknown profile '$1' (events-100b, events-10k or latency)" >&2; exit 2 ;;
+    scale-writers) writers=100 segments=16 readers=8 events=100000 size=100 latency=2000 rounds=3
+      servers=sluice-mem,pravega official_pooling=1 ;;
+    scale-segments) writers=1000 segments=1000 readers=8 events=100000 size=100 latency=2000 rounds=3
+      servers=sluice-mem,pravega official_pooling=1 ;;
+    scale-readers) writers=16 segments=10000 readers=8 events=100000 size=100 latency=2000 rounds=3
+      servers=sluice-mem,pravega official_pooling=1 ;;
+    *) echo "bench-matrix: unknown profile '$1' (events-100b, events-10k, latency, scale-writers, scale-segments" \
+         "or scale-readers)" >&2; exit 2 ;;
   esac
   # the standalone keeps every run's data on its heap, 1g by default: 10 runs of 100 MB or more exhaust it
   export SLUICE_COMPAT_XMX="${SLUICE_COMPAT_XMX:-4g}"
@@ -62,6 +82,9 @@ while [ $# -gt 0 ]; do
     --segments) segments=$2; shift 2 ;;
     --readers) readers=$2; shift 2 ;;
     --latency-samples) latency=$2; shift 2 ;;
+    --writers) writers=$2; shift 2 ;;
+    --official-pooling) official_pooling=1; shift ;;
+    --clients) clients=$2; shift 2 ;;
     --transactions) transactions=$2; shift 2 ;;
     --txn-events) txn_events=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
@@ -162,6 +185,13 @@ fi
 if [ "$batch" = 1 ]; then
   txn_args+=(--batch)
 fi
+if [ "$writers" -gt 1 ]; then
+  txn_args+=(--writers "$writers")
+fi
+official_args=()
+if [ "$official_pooling" = 1 ] && [ "$writers" -gt 1 ]; then
+  official_args=(--connection-pooling)
+fi
 
 run_kvt() { # client server round: the kvt workload with 1 caller and with kvt_conc callers
   local client=$1 server=$2 round=$3 c f cmd
@@ -186,13 +216,15 @@ run_client() { # client server round
               --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" --json >"$f" 2>"${f%.json}.log" \
               || true ;;
     official) compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
-              --segments "$segments" --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" >"$f" \
-              2>"${f%.json}.log" || true ;;
+              --segments "$segments" --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" \
+              "${official_args[@]}" >"$f" 2>"${f%.json}.log" || true ;;
   esac
   if [ -s "$f" ] && json_ok "$f" && [ "$transactions" -gt 0 ]; then
     say "$server $client round $round: $(json_num "$f" transactions events_per_s) ev/s in transactions, commit p50 $(json_num "$f" transactions commit_p50_ms) ms, p99 $(json_num "$f" transactions commit_p99_ms) ms"
   elif [ -s "$f" ] && json_ok "$f" && { [ "$large" = 1 ] || [ "$bytes" = 1 ]; }; then
     say "$server $client round $round: write $(json_num "$f" write mb_per_s) MB/s, read $(json_num "$f" read mb_per_s) MB/s"
+  elif [ -s "$f" ] && json_ok "$f" && [ "$writers" -gt 1 ]; then
+    say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, read $(json_num "$f" read events_per_s) ev/s, p99 $(json_num "$f" latency p99_us) us, heap $(json_num "$f" resources heap_live_mib) MiB live, $(json_num "$f" resources threads_peak) threads"
   elif [ -s "$f" ] && json_ok "$f" && [ "$batch" = 1 ]; then
     say "$server $client round $round: write $(json_num "$f" write events_per_s) ev/s, batch read $(json_num "$f" read events_per_s) ev/s"
   elif [ -s "$f" ] && json_ok "$f"; then
@@ -216,6 +248,7 @@ for kind in "${kinds[@]}"; do
   for round in $(seq 1 "$rounds"); do
     if [ $((round % 2)) = 1 ]; then order="official sluice"; else order="sluice official"; fi
     for client in $order; do
+      [[ ",$clients," == *",$client,"* ]] || continue
       run_client "$client" "$kind" "$round"
     done
   done
@@ -303,6 +336,28 @@ if [ "$large" = 1 ] || [ "$bytes" = 1 ]; then
   for kind in "${kinds[@]}"; do
     for client in official sluice; do
       echo "| $kind | $client | $(colf "$kind" $client write mb_per_s) | $(colf "$kind" $client read mb_per_s) |" \
+        "$(fails "$kind" $client) |"
+    done
+  done
+  exit 0
+fi
+
+if [ "$writers" -gt 1 ]; then
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $writers writers (one" \
+    "routing key each), $segments segments, $readers readers, $events events x $size B, $latency awaited writes (all" \
+    "writers at once)$([ "$official_pooling" = 1 ] && echo "; official writers with connection pooling");" \
+    "median of $rounds rounds"
+  echo
+  echo "| server | client | writers setup ms | write ev/s | read ev/s | p50 us | p99 us | heap live MiB |" \
+    "heap most MiB | platform threads | failed runs |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for kind in "${kinds[@]}"; do
+    for client in official sluice; do
+      echo "| $kind | $client | $(col "$kind" $client setup writers_ms) | $(col "$kind" $client write events_per_s) |" \
+        "$(col "$kind" $client read events_per_s) | $(col "$kind" $client latency p50_us) |" \
+        "$(col "$kind" $client latency p99_us) | $(colf "$kind" $client resources heap_live_mib) |" \
+        "$(colf "$kind" $client resources heap_peak_mib) | $(col "$kind" $client resources threads_peak) |" \
         "$(fails "$kind" $client) |"
     done
   done

@@ -5,7 +5,9 @@
 #
 #   compat/official-client.sh verify [options]   functional check: events, txn, kvt, bytestream, synchronizer
 #   compat/official-client.sh bench [options]    throughput and awaited-write latency (the `sluice bench` workload)
-#                                                (--kvt: key-value table puts, gets, batches, as `sluice bench --kvt`)
+#                                                (--kvt: key-value table puts, gets, batches, as `sluice bench --kvt`;
+#                                                --writers W > 1: W writers, one routing key and thread each, as
+#                                                `sluice bench --writers W`; reports setup times, heap and threads)
 #   compat/official-client.sh route [options]    one event per routing key of --keys-file to an existing stream
 #   compat/official-client.sh txn-interop [options]  --action write|read: transactions on an existing stream
 #   compat/official-client.sh watermarks --role write|read [options]   noteTime / getCurrentTimeWindow on a stream
@@ -31,7 +33,7 @@
 #
 # Options (see `help`): --controller tcp://127.0.0.1:9090 --scope S --stream S --events N --size B --segments K
 #   --readers R --timeout-seconds T --latency-samples L --warmup-events W --parts a,b --keep --keys-file F
-#   --action write|read --transactions T --txn-events N --kvt --kvt-concurrency C --kvt-batch B
+#   --action write|read --transactions T --txn-events N --kvt --kvt-concurrency C --kvt-batch B --writers W
 # stdout: ONE JSON line; logs on stderr. Exit 0 only if every check passed (1 failed, 2 usage, 3 timed out).
 #
 # The first use compiles with the project's scripts/mvn (Maven Central must be reachable) and caches the result

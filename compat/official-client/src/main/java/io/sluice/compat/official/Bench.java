@@ -26,7 +26,8 @@ import io.pravega.client.stream.EventWriterConfig;
  *       comparable);</li>
  *   <li>latency: L sequential awaited writes ({@code writeEvent(...).get()}) on the same writer; p50 and p99.</li>
  * </ol>
- * With {@code --transactions T} the run is {@link TxnBench}'s transaction workload instead.
+ * With {@code --transactions T} the run is {@link TxnBench}'s transaction workload instead; with
+ * {@code --writers W} over 1, {@link ScaleBench}'s many-writer workload.
  */
 final class Bench {
     private Bench() {
@@ -45,6 +46,9 @@ final class Bench {
         }
         if (o.byteStream()) {
             return ByteStreamBench.run(run, report, streamManager);
+        }
+        if (o.writers() > 1) {
+            return ScaleBench.run(run, report, streamManager);
         }
         String stream = o.stream();
         report.put("stream", o.scope() + "/" + stream);
@@ -139,7 +143,11 @@ final class Bench {
         }
     }
 
-    private static Map<String, Object> rate(long events, long nanos, int size, long failed) {
+    /**
+     * A phase's rate as the JSON reports it: {@code events_per_s}, {@code mb_per_s}, {@code seconds}, and
+     * {@code failed} unless {@code failed} is negative.
+     */
+    static Map<String, Object> rate(long events, long nanos, int size, long failed) {
         Map<String, Object> m = new LinkedHashMap<>();
         double seconds = nanos / 1e9;
         m.put("events_per_s", seconds == 0 ? 0 : Math.round(events / seconds));
@@ -151,7 +159,11 @@ final class Bench {
         return m;
     }
 
-    private static Map<String, Object> latency(long[] micros, long failed, String firstError) {
+    /**
+     * Awaited-write latencies as the JSON reports them: nearest-rank p50, p99, p99.9, max, mean and the number of
+     * samples, plus {@code failed} and {@code error} when some writes failed.
+     */
+    static Map<String, Object> latency(long[] micros, long failed, String firstError) {
         Map<String, Object> m = new LinkedHashMap<>();
         long[] sorted = micros.clone();
         Arrays.sort(sorted);

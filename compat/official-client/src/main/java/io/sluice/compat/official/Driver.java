@@ -50,6 +50,11 @@ public final class Driver {
     private static final int CONNECT_TIMEOUT_MS = 10_000;
     private static final AtomicBoolean EMITTED = new AtomicBoolean();
     private static final PrintStream STDOUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    /**
+     * Heap held back for the watchdog: it lets go of it before reporting, so the JSON line still gets written when
+     * the client has filled the heap.
+     */
+    private static volatile byte[] watchdogReserve = new byte[8 * 1024 * 1024];
 
     private Driver() {
     }
@@ -208,13 +213,18 @@ public final class Driver {
 
     /** Prints the report once (the first caller wins) and exits with {@code code}; the loser never returns. */
     private static void emit(Report report, int code) {
+        emit(report, code, code == EXIT_TIMEOUT);
+    }
+
+    /** As {@link #emit(Report, int)}; with {@code halt}, ends the JVM without running shutdown hooks. */
+    private static void emit(Report report, int code, boolean halt) {
         if (EMITTED.compareAndSet(false, true)) {
             STDOUT.println(report.toJson());
             STDOUT.flush();
             System.err.flush();
             // The official client keeps non-daemon threads; exit explicitly. halt() for the watchdog, whose
             // run may be stuck in a shutdown hook's way.
-            if (code == EXIT_TIMEOUT) {
+            if (halt) {
                 Runtime.getRuntime().halt(code);
             }
             System.exit(code);
@@ -231,14 +241,34 @@ public final class Driver {
 
     private static void startWatchdog(Run run, Report report) {
         Thread watchdog = new Thread(() -> {
+            String abortReason;
             try {
-                TimeUnit.NANOSECONDS.sleep(run.remainingNanos());
+                abortReason = run.awaitDeadlineOrAbort();
             } catch (InterruptedException e) {
                 return;
             }
+            watchdogReserve = null;
             String phase = run.phase();
-            LOG.error("timed out after {} s in phase '{}'; thread dump follows", run.options.timeoutSeconds(), phase);
-            dumpThreads();
+            if (abortReason != null) {
+                try {
+                    LOG.error("run aborted in phase '{}': {}", phase, abortReason);
+                } catch (Throwable t) {
+                    System.err.println("watchdog: run aborted: " + abortReason);
+                }
+                report.put("ok", false);
+                report.put("error", "aborted in phase '" + phase + "': " + abortReason);
+                emit(report, EXIT_FAILED, true);
+                return;
+            }
+            try {
+                LOG.error("timed out after {} s in phase '{}'; thread dump follows", run.options.timeoutSeconds(),
+                        phase);
+                dumpThreads();
+            } catch (Throwable t) {
+                // e.g. OutOfMemoryError when the client filled the heap (bench --writers with many writers):
+                // the JSON line and the exit matter more than the dump
+                System.err.println("watchdog: no thread dump: " + t);
+            }
             report.put("ok", false);
             report.put("error", "timed out after " + run.options.timeoutSeconds() + " s in phase '" + phase + "'");
             report.put("timed_out", true);

@@ -35,7 +35,8 @@ import io.pravega.client.stream.Stream;
  * every reader checks that against one shared array of "last sequence per key".
  */
 final class EventsWorkload {
-    private static final long READ_POLL_MS = 500;
+    /** How long one {@code readNextEvent} waits for an event, in milliseconds. */
+    static final long READ_POLL_MS = 500;
 
     private EventsWorkload() {
     }

@@ -42,12 +42,24 @@ import java.util.Set;
  * @param kvtConcurrency  bench --kvt: concurrent callers
  * @param kvtBatch        bench --kvt: entries per atomic batch
  * @param batch           bench: measure batch reads ({@link BatchBench}) instead of a reader group
+ * @param writers         bench: writers of the scale workload ({@link ScaleBench}) when more than 1
+ * @param pooling         bench --writers: the writers share pooled connections
+ *                        ({@code EventWriterConfig.enableConnectionPooling}; off by default, as in the client)
+ * @param writers         bench: writers, each on a thread of its own with one routing key; more than one runs
+ *                        {@link ScaleBench} instead of the plain workload
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
                boolean keep, Path keysFile, String action, int transactions, int txnEvents, String writer,
                String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream,
-               boolean kvt, int kvtConcurrency, int kvtBatch, boolean batch) {
+               boolean kvt, int kvtConcurrency, int kvtBatch, boolean batch, int writers, boolean pooling) {
+
+    /** Most segments of the event stream: bench allows more than the other modes (the scale workload). */
+    static final int MAX_SEGMENTS = 1000;
+    /** Most segments of bench's stream. */
+    static final int MAX_BENCH_SEGMENTS = 10_000;
+    /** Most writers of bench --writers. */
+    static final int MAX_WRITERS = 10_000;
 
     /** Every part of {@code verify}, in the order they run. */
     static final List<String> ALL_PARTS = List.of("events", "txn", "kvt", "bytestream", "synchronizer");
@@ -59,7 +71,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                        key-value table, byte stream, state synchronizer
               bench    write/read throughput and awaited-write latency (the workload of `sluice bench`);
                        with --transactions, transactions and their commit latency instead; with --kvt, a
-                       key-value table's puts, gets, batched puts and getAll (see KvtBenchPart)
+                       key-value table's puts, gets, batched puts and getAll (see KvtBenchPart); with
+                       --writers W > 1, W writers on W threads, one routing key each (see ScaleBench)
               route    writes one event "official:<i>" with the i-th routing key of --keys-file to the EXISTING
                        --scope/--stream (nothing created or deleted), so another client can check where the
                        official client routed each key
@@ -112,7 +125,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --events N              default 100000
               --size BYTES            bytes per event, >= 8, default 100 (units KiB, MiB, GiB allowed); over
                                       8 MiB (up to 1 GiB) only with large-events or bench --large-events
-              --segments K            fixed segments of the event stream, default: verify 4, bench 1
+              --segments K            fixed segments of the event stream, default: verify 4, bench 1 (at most
+                                      1000; bench: 10000)
               --readers R             readers in the reader group, default: verify 2, bench 1
               --timeout-seconds T     bound on the whole run, default 300
               --latency-samples L     bench: awaited single writes, default 2000
@@ -130,6 +144,16 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --batch                 bench: N events over --segments K segments, then the official
                                       BatchClientFactory reads every range at once and checks every event;
                                       reports write and read events_per_s and mb_per_s (see BatchBench)
+              --writers W             bench: W writers (1 to 10000, default 1). W > 1 runs the scale workload:
+                                      writer w writes N/W events with ONE routing key that the official router
+                                      sends to segment w % K, all W on their own threads at once, then flush;
+                                      R readers read all N back; then --latency-samples awaited writes shared by
+                                      the W writers. Reports setup (writers_ms, readers_ms), write, read,
+                                      latency, resources (heap_live_mib, heap_peak_mib, threads_peak,
+                                      threads_now) and verify (see ScaleBench)
+              --connection-pooling    bench --writers: the writers share pooled connections
+                                      (EventWriterConfig.enableConnectionPooling); without it every writer
+                                      opens a connection of its own to every segment, the client's default
               --large-events          bench: the writer enables large events (events over 8 MiB go through
                                       transient segments)
               --keys-file FILE        route: one routing key a line, as the hex of its UTF-16 code units
@@ -196,6 +220,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         int kvtConcurrency = 1;
         int kvtBatch = 100;
         boolean batch = false;
+        boolean pooling = false;
+        int writers = 1;
         boolean scopeGiven = false;
         boolean streamGiven = false;
         String action = null;
@@ -227,6 +253,13 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                     throw new UsageException("--large-events takes no value");
                 }
                 largeEvents = true;
+                continue;
+            }
+            if (name.equals("--connection-pooling")) {
+                if (value != null) {
+                    throw new UsageException("--connection-pooling takes no value");
+                }
+                pooling = true;
                 continue;
             }
             if (name.equals("--batch")) {
@@ -275,7 +308,9 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 case "--keys-file" -> keysFile = Path.of(value);
                 case "--events" -> events = intArg(name, value, 1, Integer.MAX_VALUE / 2);
                 case "--size" -> size = intArg(name, bytesArg(value), Payload.HEADER_BYTES, 1024 * 1024 * 1024);
-                case "--segments" -> segments = intArg(name, value, 1, 1000);
+                case "--segments" -> segments = intArg(name, value, 1,
+                        mode.equals("bench") ? MAX_BENCH_SEGMENTS : MAX_SEGMENTS);
+                case "--writers" -> writers = intArg(name, value, 1, MAX_WRITERS);
                 case "--readers" -> readers = intArg(name, value, 1, 256);
                 case "--timeout-seconds" -> timeout = intArg(name, value, 1, 24 * 3600);
                 case "--latency-samples" -> latency = intArg(name, value, 0, 10_000_000);
@@ -339,6 +374,12 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
                     + "large-events, or bench --large-events");
         }
+        if (pooling && writers < 2) {
+            throw new UsageException("--connection-pooling goes with --writers W (more than 1)");
+        }
+        if (writers > 1) {
+            scaleArgs(mode, transactions, kvtBench, batch, byteStream, largeEvents, warmup);
+        }
         boolean batchRead = mode.equals("batch-read");
         if (batchRead && (!scopeGiven || !streamGiven)) {
             throw new UsageException("batch-read needs --scope and --stream (an existing stream)");
@@ -354,7 +395,42 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 || large || bytes || kvt || batchRead || sync || mode.equals("autoscale");
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
-                txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch, batch);
+                txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch, batch,
+                writers, pooling);
+    }
+
+    /**
+     * Rejects what {@code --writers W} (W > 1, the scale workload) cannot be combined with: other modes, the other
+     * bench variants, and the plain bench's options that the scale workload does not have.
+     */
+    private static void scaleArgs(String mode, int transactions, boolean kvt, boolean batch, boolean byteStream,
+                                  boolean largeEvents, int warmup) throws UsageException {
+        if (!mode.equals("bench")) {
+            throw new UsageException("--writers is a bench option (mode " + mode + " has one writer)");
+        }
+        List<String> clash = new ArrayList<>();
+        if (transactions > 0) {
+            clash.add("--transactions");
+        }
+        if (kvt) {
+            clash.add("--kvt");
+        }
+        if (batch) {
+            clash.add("--batch");
+        }
+        if (byteStream) {
+            clash.add("--byte-stream");
+        }
+        if (largeEvents) {
+            clash.add("--large-events");
+        }
+        if (warmup > 0) {
+            clash.add("--warmup-events");
+        }
+        if (!clash.isEmpty()) {
+            throw new UsageException("--writers over 1 (the scale workload) cannot be combined with "
+                    + String.join(", ", clash));
+        }
     }
 
     private static String roleArg(String value) throws UsageException {

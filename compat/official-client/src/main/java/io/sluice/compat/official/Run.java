@@ -2,7 +2,9 @@ package io.sluice.compat.official;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.pravega.client.ClientConfig;
@@ -21,6 +23,8 @@ final class Run {
     final long deadlineNanos;
     private volatile String phase = "starting";
     private volatile boolean keepScope;
+    private final CountDownLatch aborted = new CountDownLatch(1);
+    private final AtomicReference<String> abortReason = new AtomicReference<>();
     private final ReentrantLock lock = new ReentrantLock();
     // guarded by lock
     private final List<String> streams = new ArrayList<>();
@@ -47,6 +51,25 @@ final class Run {
     /** @return nanoseconds left until the run's deadline (at least 1) */
     long remainingNanos() {
         return Math.max(1, deadlineNanos - System.nanoTime());
+    }
+
+    /**
+     * Ends the run early, from any thread: the watchdog reports {@code reason} as the run's error and exits at once
+     * (for a run that cannot end by itself, e.g. when the client filled the heap). The first reason wins.
+     */
+    void abort(String reason) {
+        abortReason.compareAndSet(null, reason);
+        aborted.countDown();
+    }
+
+    /**
+     * Waits for the run's deadline or an {@link #abort}, whichever comes first (the watchdog's wait).
+     *
+     * @return the abort's reason, or null at the deadline
+     */
+    String awaitDeadlineOrAbort() throws InterruptedException {
+        aborted.await(remainingNanos(), TimeUnit.NANOSECONDS);
+        return abortReason.get();
     }
 
     /** @return {@code options.stream()} with {@code suffix} appended */
