@@ -646,6 +646,10 @@ final class Workload {
                 return read.incrementAndGet();
             }
 
+            private static String name(int key, int seq) {
+                return routingKey(key) + " #" + seq;
+            }
+
             private void check(ByteBuffer event) {
                 int p = event.position();
                 if (event.remaining() < HEADER_BYTES) {
@@ -660,19 +664,19 @@ final class Workload {
                             + ", sequence number " + seq + ")");
                     return;
                 }
-                String name = routingKey(key) + " #" + seq;
+                // the event's name is made only for a problem: this runs once per event read
                 if (event.remaining() != size || !fillerOk(event, key, seq, size)) {
-                    problem(corrupt, readerId + " got " + name + " with wrong content (" + event.remaining()
-                            + " bytes)");
+                    problem(corrupt, readerId + " got " + name(key, seq) + " with wrong content ("
+                            + event.remaining() + " bytes)");
                     return;
                 }
                 long bit = 1L << (number & 63);
                 if ((seen.getAndAccumulate((int) (number >>> 6), bit, (a, b) -> a | b) & bit) != 0) {
-                    problem(duplicates, readerId + " got " + name + " again");
+                    problem(duplicates, readerId + " got " + name(key, seq) + " again");
                     return;
                 }
                 if (seq <= last[key]) {
-                    problem(outOfOrder, readerId + " got " + name + " after #" + last[key]);
+                    problem(outOfOrder, readerId + " got " + name(key, seq) + " after #" + last[key]);
                 }
                 last[key] = seq;
             }
