@@ -10,7 +10,7 @@
 #                          [--events N] [--size B] [--segments K] [--readers R] [--latency-samples L] [--writers W]
 #                          [--transactions T --txn-events N] [--large-events] [--byte-stream] [--batch]
 #                          [--kvt [--kvt-concurrency C] [--kvt-batch B]]
-#                          [--official-pooling] [--clients official,sluice]
+#                          [--official-pooling] [--clients official,sluice] [--client-jvm-opts 'OPTS']
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
@@ -40,7 +40,9 @@
 # client's platform threads at most. --official-pooling has the official writers share pooled connections
 # (EventWriterConfig.enableConnectionPooling): by default each official writer opens a connection, with a 1 MiB
 # buffer and a thread, to every segment of the stream, and 100 writers on 16 segments exhaust a 1 GiB heap.
-# --clients runs only the clients named (both by default).
+# --clients runs only the clients named (both by default). --client-jvm-opts gives both clients' JVMs the same
+# extra options (SLUICE_JAVA_OPTS and SLUICE_OFFICIAL_JAVA_OPTS), e.g. '-Xms1g -XX:+AlwaysPreTouch': on a machine
+# where fresh memory is slow to touch (docs/benchmarks.md) a pre-touched heap decides the 100 B write rate.
 # A profile raises the standalone's heap to 4g (SLUICE_COMPAT_XMX overrides it): the standalone keeps appended data
 # on its heap, and with the default 1g the second run of 20,000 x 10 KiB events failed (OutOfMemoryError).
 # Needs the ports 19000-19002, 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
@@ -50,7 +52,7 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
 events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0 bytes=0
-writers=1 official_pooling=0 clients=official,sluice
+writers=1 official_pooling=0 clients=official,sluice client_jvm_opts=""
 servers=sluice-mem,sluice-fsync,pravega
 kvt=0 kvt_conc=16 kvt_batch=100
 out=target/bench-matrix
@@ -85,6 +87,7 @@ while [ $# -gt 0 ]; do
     --writers) writers=$2; shift 2 ;;
     --official-pooling) official_pooling=1; shift ;;
     --clients) clients=$2; shift 2 ;;
+    --client-jvm-opts) client_jvm_opts=$2; shift 2 ;;
     --transactions) transactions=$2; shift 2 ;;
     --txn-events) txn_events=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
@@ -212,10 +215,12 @@ run_client() { # client server round
   local client=$1 server=$2 round=$3 f="$out/$2-$1-$3.json"
   if [ "$kvt" = 1 ]; then run_kvt "$@"; return; fi
   case "$client" in
-    sluice) ./sluice bench --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
+    sluice) SLUICE_JAVA_OPTS="${SLUICE_JAVA_OPTS:-} $client_jvm_opts" \
+              ./sluice bench --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
               --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" --json >"$f" 2>"${f%.json}.log" \
               || true ;;
-    official) compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
+    official) SLUICE_OFFICIAL_JAVA_OPTS="${SLUICE_OFFICIAL_JAVA_OPTS:-} $client_jvm_opts" \
+              compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
               --segments "$segments" --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" \
               "${official_args[@]}" >"$f" 2>"${f%.json}.log" || true ;;
   esac
@@ -268,7 +273,12 @@ colf() { # as col, for values with decimals (one kept)
   done | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) printf "%.1f\n", a[(NR+1)/2];
     else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'
 }
-fails() { local n=0 f; for f in "$out/$1-$2-"*.json; do { [ -s "$f" ] && json_ok "$f"; } || n=$((n + 1)); done; echo $n; }
+fails() { # server client -> runs that failed, or "not run"
+  local n=0 f
+  compgen -G "$out/$1-$2-*.json" >/dev/null || { echo "not run"; return; }
+  for f in "$out/$1-$2-"*.json; do { [ -s "$f" ] && json_ok "$f"; } || n=$((n + 1)); done
+  echo $n
+}
 
 if [ "$kvt" = 1 ]; then
   echo
@@ -382,7 +392,8 @@ fi
 
 echo
 echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events events x $size B," \
-  "$segments segments, $readers readers, $latency awaited writes; median of $rounds rounds"
+  "$segments segments, $readers readers, $latency awaited writes$([ -n "$client_jvm_opts" ] &&
+    echo "; both clients with $client_jvm_opts"); median of $rounds rounds"
 echo
 echo "| server | ready ms | idle RSS MiB | client | write ev/s | read ev/s | p50 us | p99 us | failed runs |"
 echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"

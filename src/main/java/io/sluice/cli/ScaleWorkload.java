@@ -24,7 +24,6 @@ import io.sluice.client.SluiceClient;
 import io.sluice.common.KeyHash;
 import io.sluice.common.Threads;
 import io.sluice.errors.AlreadyExistsException;
-import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
 import io.sluice.stream.ReaderGroupConfig;
@@ -63,8 +62,6 @@ final class ScaleWorkload {
     static final int MAX_SEGMENTS = 10_000;
     /** How often the sampler reads the heap in use. */
     static final long SAMPLE_MILLIS = 50;
-    /** How long one {@code readNextEvent} waits before the reader looks at the idle timeout and the stop flag. */
-    private static final Duration POLL = Duration.ofMillis(100);
     private static final double MIB = 1024.0 * 1024.0;
 
     private ScaleWorkload() {
@@ -197,7 +194,7 @@ final class ScaleWorkload {
             }
             out.readersSetupNanos = System.nanoTime() - t0;
             Verifier verifier = new Verifier(s);
-            progress.read = verifier.read::get;
+            progress.read = verifier::read;
             out.readNanos = read(readers, s, verifier);
             out.verdict = verifier.verdict();
 
@@ -304,37 +301,9 @@ final class ScaleWorkload {
     private static long read(List<EventStreamReader<ByteBuffer>> readers, Settings s, Verifier verifier) {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong lastEventNanos = new AtomicLong();
-        long idleNanos = s.idleTimeout().toNanos();
         long t0 = System.nanoTime();
-        inParallel("sluice-scale-reader-", readers.size(), r -> {
-            EventStreamReader<ByteBuffer> reader = readers.get(r);
-            long seen = verifier.read.get();
-            long seenAt = System.nanoTime();
-            try {
-                while (!stop.get()) {
-                    EventRead<ByteBuffer> read = reader.readNextEvent(POLL);
-                    long now = System.nanoTime();
-                    if (read.hasEvent()) {
-                        if (verifier.accept(read.event()) == s.events()) {
-                            lastEventNanos.set(now);
-                            stop.set(true);
-                        }
-                        continue;
-                    }
-                    long total = verifier.read.get();
-                    if (total != seen) {
-                        seen = total;
-                        seenAt = now;
-                    } else if (now - seenAt >= idleNanos) {
-                        verifier.fail("no event arrived for " + Formats.duration(s.idleTimeout().toMillis()));
-                        stop.set(true);
-                    }
-                }
-            } catch (RuntimeException e) {
-                verifier.fail(reader.readerId() + " failed: " + e.getMessage());
-                stop.set(true);
-            }
-        });
+        inParallel("sluice-scale-reader-", readers.size(), r -> Workload.readLoop(readers.get(r), verifier,
+                s.events(), s.idleTimeout(), stop, lastEventNanos));
         long end = lastEventNanos.get();
         return (end == 0 ? System.nanoTime() : end) - t0;
     }
@@ -343,11 +312,11 @@ final class ScaleWorkload {
      * Checks the events of all readers: length, key index, and per key the sequence numbers in order, each once.
      * A key is read by one reader at a time, so its checks never race; thread-safe.
      */
-    static final class Verifier {
+    static final class Verifier implements Workload.Checks {
         private final Settings settings;
         /** The next sequence number expected of each key. */
         private final AtomicIntegerArray next;
-        final AtomicLong read = new AtomicLong();
+        private final AtomicLong read = new AtomicLong();
         private final AtomicLong duplicates = new AtomicLong();
         private final AtomicLong outOfOrder = new AtomicLong();
         private final AtomicLong bad = new AtomicLong();
@@ -359,11 +328,8 @@ final class ScaleWorkload {
             this.next = new AtomicIntegerArray(settings.writers());
         }
 
-        /**
-         * @param event one event's bytes (its remaining bytes); not modified
-         * @return how many events all readers have checked, this one included
-         */
-        long accept(ByteBuffer event) {
+        @Override
+        public long accept(ByteBuffer event) {
             int p = event.position();
             if (event.remaining() != settings.size()) {
                 bad.incrementAndGet();
@@ -388,7 +354,13 @@ final class ScaleWorkload {
             return read.incrementAndGet();
         }
 
-        void fail(String reason) {
+        @Override
+        public long read() {
+            return read.get();
+        }
+
+        @Override
+        public void fail(String reason) {
             failure.compareAndSet(null, reason);
         }
 
@@ -540,13 +512,7 @@ final class ScaleWorkload {
             write.put("failed", failedWrites);
             json.put("write", write);
             json.put("read", Workload.rate(settings.size(), verdict.read(), readNanos));
-            Map<String, Object> latency = new LinkedHashMap<>();
-            latency.put("p50_us", Workload.percentile(latencyMicros, 0.50));
-            latency.put("p99_us", Workload.percentile(latencyMicros, 0.99));
-            latency.put("p999_us", Workload.percentile(latencyMicros, 0.999));
-            latency.put("max_us", latencyMicros.length == 0 ? 0 : latencyMicros[latencyMicros.length - 1]);
-            latency.put("mean_us", Arrays.stream(latencyMicros).average().orElse(0));
-            latency.put("samples", latencyMicros.length);
+            Map<String, Object> latency = Workload.latencyJson(latencyMicros);
             if (latencyFailed > 0) {
                 latency.put("failed", latencyFailed);
                 latency.put("error", latencyError);

@@ -301,7 +301,23 @@ final class Workload {
             long t0 = System.nanoTime();
             try (ExecutorService threads = Threads.perTaskExecutor("sluice-workload-reader-")) {
                 for (EventStreamReader<ByteBuffer> reader : readers) {
-                    threads.execute(() -> readLoop(reader, verifier, s, stop, lastEventNanos));
+                    Verifier.ReaderCheck check = verifier.reader(reader.readerId());
+                    threads.execute(() -> readLoop(reader, new Checks() {
+                        @Override
+                        public long accept(ByteBuffer event) {
+                            return check.accept(event);
+                        }
+
+                        @Override
+                        public long read() {
+                            return verifier.read();
+                        }
+
+                        @Override
+                        public void fail(String reason) {
+                            verifier.fail(reason);
+                        }
+                    }, s.events(), s.idleTimeout(), stop, lastEventNanos));
                 }
             }
             long end = lastEventNanos.get();
@@ -311,37 +327,68 @@ final class Workload {
         }
     }
 
-    private static void readLoop(EventStreamReader<ByteBuffer> reader, Verifier verifier, Settings s,
-                                 AtomicBoolean stop, AtomicLong lastEventNanos) {
-        Verifier.ReaderCheck check = verifier.reader(reader.readerId());
-        long idleNanos = s.idleTimeout().toNanos();
-        long seen = verifier.read();
+    /** What a read loop checks its events with; shared by the readers of a group, thread-safe. */
+    interface Checks {
+        /**
+         * @param event one event's bytes (its remaining bytes); not modified
+         * @return how many events all readers have checked, this one included
+         */
+        long accept(ByteBuffer event);
+
+        /** @return how many events all readers have checked */
+        long read();
+
+        /** Records why reading ended early; the first reason is kept. */
+        void fail(String reason);
+    }
+
+    /**
+     * One reader's loop: hands every event to {@code checks} until the group has checked {@code events} of them
+     * (then sets {@code lastEventNanos} and {@code stop}), another reader stopped, this reader failed, or no reader
+     * of the group got an event for {@code idleTimeout} (both recorded in {@code checks}).
+     */
+    static void readLoop(EventStreamReader<ByteBuffer> reader, Checks checks, long events, Duration idleTimeout,
+                         AtomicBoolean stop, AtomicLong lastEventNanos) {
+        long idleNanos = idleTimeout.toNanos();
+        long seen = checks.read();
         long seenAt = System.nanoTime();
         try {
             while (!stop.get()) {
                 EventRead<ByteBuffer> read = reader.readNextEvent(POLL);
                 long now = System.nanoTime();
                 if (read.hasEvent()) {
-                    if (check.accept(read.event()) == s.events()) {
+                    if (checks.accept(read.event()) == events) {
                         lastEventNanos.set(now);
                         stop.set(true);
                     }
                     continue;
                 }
                 // idle means: no reader of the group got an event for the idle timeout
-                long total = verifier.read();
+                long total = checks.read();
                 if (total != seen) {
                     seen = total;
                     seenAt = now;
                 } else if (now - seenAt >= idleNanos) {
-                    verifier.fail("no event arrived for " + Formats.duration(s.idleTimeout().toMillis()));
+                    checks.fail("no event arrived for " + Formats.duration(idleTimeout.toMillis()));
                     stop.set(true);
                 }
             }
         } catch (RuntimeException e) {
-            verifier.fail(reader.readerId() + " failed: " + e.getMessage());
+            checks.fail(reader.readerId() + " failed: " + e.getMessage());
             stop.set(true);
         }
+    }
+
+    /** @return a run's {@code latency} object from the awaited writes' latencies (sorted): nearest-rank percentiles */
+    static Map<String, Object> latencyJson(long[] sortedMicros) {
+        Map<String, Object> latency = new LinkedHashMap<>();
+        latency.put("p50_us", percentile(sortedMicros, 0.50));
+        latency.put("p99_us", percentile(sortedMicros, 0.99));
+        latency.put("p999_us", percentile(sortedMicros, 0.999));
+        latency.put("max_us", sortedMicros.length == 0 ? 0 : sortedMicros[sortedMicros.length - 1]);
+        latency.put("mean_us", Arrays.stream(sortedMicros).average().orElse(0));
+        latency.put("samples", sortedMicros.length);
+        return latency;
     }
 
     /**
@@ -445,14 +492,7 @@ final class Workload {
             write.put("failed", 0);
             json.put("write", write);
             json.put("read", rate(settings.size(), verdict.read(), readNanos));
-            Map<String, Object> latency = new LinkedHashMap<>();
-            latency.put("p50_us", percentile(0.50));
-            latency.put("p99_us", percentile(0.99));
-            latency.put("p999_us", percentile(0.999));
-            latency.put("max_us", latencyMicros.length == 0 ? 0 : latencyMicros[latencyMicros.length - 1]);
-            latency.put("mean_us", Arrays.stream(latencyMicros).average().orElse(0));
-            latency.put("samples", latencyMicros.length);
-            json.put("latency", latency);
+            json.put("latency", latencyJson(latencyMicros));
             json.put("verify", verdict.json());
             Map<String, Object> clean = new LinkedHashMap<>();
             clean.put("ok", cleanup.ok());

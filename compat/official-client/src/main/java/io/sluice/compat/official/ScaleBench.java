@@ -109,10 +109,11 @@ final class ScaleBench {
         run.phase("bench --writers: creating " + writerCount + " writers");
         threadBean.resetPeakThreadCount();
         long s0 = System.nanoTime();
+        String why = o.pooling() ? "every official writer sets up an output stream for each segment when it is "
+                + "created, pooled connections or not" : "with connection pooling off, the default, every official "
+                + "writer opens a connection of its own, with a 1 MiB buffer, to each segment";
         try (HeapSampler sampler = HeapSampler.start(full -> run.abort(full + ", with " + writerCount
-                + " writers on " + o.segments() + " segments (with connection pooling off, the default, every "
-                + "official writer opens a connection of its own, with a 1 MiB buffer, to each segment); a larger "
-                + "SLUICE_OFFICIAL_XMX may help"));
+                + " writers on " + o.segments() + " segments (" + why + "); a larger SLUICE_OFFICIAL_XMX may help"));
              EventStreamClientFactory factory = EventStreamClientFactory.withScope(o.scope(), run.config)) {
             List<EventStreamWriter<ByteBuffer>> writers = new ArrayList<>(writerCount);
             try {
