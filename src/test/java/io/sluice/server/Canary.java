@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.sluice.client.ClientConfig;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Deadline;
 import io.sluice.stream.EventRead;
@@ -45,7 +46,10 @@ final class Canary implements AutoCloseable {
 
     /** Creates the canary's stream and reader group (names made unique by {@code suffix}) and starts both sides. */
     Canary(String controllerUri, String suffix) {
-        client = SluiceClient.connect(controllerUri);
+        // one pooled connection: the fuzz test counts the server's connections, and a pool that may grow opens one
+        // whenever a new flow finds every connection carrying one (a lazily started segment writer, a checkpoint's
+        // calls), which would look like a connection the fuzzed input left open
+        client = SluiceClient.connect(ClientConfig.builder(controllerUri).maxConnectionsPerSegmentStore(1).build());
         String stream = STREAM + suffix;
         client.streamManager().createScope(SCOPE);
         client.streamManager().createStream(SCOPE, stream,
