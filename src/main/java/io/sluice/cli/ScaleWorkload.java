@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -322,6 +323,7 @@ final class ScaleWorkload {
         private final AtomicLong bad = new AtomicLong();
         private final AtomicLong skipped = new AtomicLong();
         private final AtomicReference<String> failure = new AtomicReference<>();
+        private volatile boolean timedOut;
 
         Verifier(Settings settings) {
             this.settings = settings;
@@ -364,6 +366,12 @@ final class ScaleWorkload {
             failure.compareAndSet(null, reason);
         }
 
+        @Override
+        public void idle(String reason) {
+            timedOut = true;
+            fail(reason);
+        }
+
         Verdict verdict() {
             long accepted = 0;
             for (int w = 0; w < next.length(); w++) {
@@ -372,13 +380,16 @@ final class ScaleWorkload {
             // the sequence numbers jumped over are missing too (an out-of-order event counts once)
             long missing = settings.events() - accepted + skipped.get();
             return new Verdict(settings.events(), read.get(), duplicates.get(), outOfOrder.get(), bad.get(), missing,
-                    failure.get());
+                    failure.get(), timedOut);
         }
     }
 
-    /** What the verification found; {@code bad}: events of the wrong length or of a key or number never written. */
+    /**
+     * What the verification found; {@code bad}: events of the wrong length or of a key or number never written;
+     * {@code timedOut}: reading ended because no event came for the idle timeout.
+     */
     record Verdict(long expected, long read, long duplicates, long outOfOrder, long bad, long missing,
-                   String failure) {
+                   String failure, boolean timedOut) {
         boolean ok() {
             return failure == null && duplicates == 0 && outOfOrder == 0 && bad == 0 && missing == 0
                     && read == expected;
@@ -422,7 +433,7 @@ final class ScaleWorkload {
             sample();
             thread = Thread.ofPlatform().daemon().name("sluice-scale-sampler").start(() -> {
                 try {
-                    while (!stop.await(SAMPLE_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    while (!stop.await(SAMPLE_MILLIS, TimeUnit.MILLISECONDS)) {
                         sample();
                     }
                 } catch (InterruptedException e) {
@@ -493,16 +504,9 @@ final class ScaleWorkload {
 
         /** @return the JSON object, with the keys of the official-client driver's {@code bench --writers} */
         Map<String, Object> json(Map<String, Object> context) {
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("ok", ok());
-            json.putAll(context);
-            json.put("scope", stream.scope());
-            json.put("stream", stream.scopedName());
-            json.put("events", settings.events());
-            json.put("size", settings.size());
-            json.put("segments", settings.segments());
-            json.put("readers", settings.readers());
-            json.put("keys", settings.writers());
+            // one routing key per writer
+            Map<String, Object> json = Workload.jsonHead(ok(), context, stream, settings.events(), settings.size(),
+                    settings.segments(), settings.readers(), settings.writers());
             json.put("writers", settings.writers());
             Map<String, Object> setup = new LinkedHashMap<>();
             setup.put("writers_ms", writersSetupNanos / 1_000_000);
@@ -527,7 +531,7 @@ final class ScaleWorkload {
             verify.put("missing", verdict.missing());
             verify.put("bad", verdict.bad());
             verify.put("failed_writes", failedWrites + latencyFailed);
-            if (verdict.failure() != null && verdict.failure().startsWith("no event arrived")) {
+            if (verdict.timedOut()) {
                 verify.put("timed_out", true);
             }
             if (!ok()) {

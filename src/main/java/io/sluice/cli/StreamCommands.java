@@ -172,7 +172,6 @@ final class StreamCommands {
 
         private StreamConfiguration configuration;
 
-
         @Override
         void validate() {
             Names.validateUserStream(stream.name());

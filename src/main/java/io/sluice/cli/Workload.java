@@ -340,6 +340,11 @@ final class Workload {
 
         /** Records why reading ended early; the first reason is kept. */
         void fail(String reason);
+
+        /** Records that no reader of the group got an event for the idle timeout (a {@link #fail} too). */
+        default void idle(String reason) {
+            fail(reason);
+        }
     }
 
     /**
@@ -369,7 +374,7 @@ final class Workload {
                     seen = total;
                     seenAt = now;
                 } else if (now - seenAt >= idleNanos) {
-                    checks.fail("no event arrived for " + Formats.duration(idleTimeout.toMillis()));
+                    checks.idle("no event arrived for " + Formats.duration(idleTimeout.toMillis()));
                     stop.set(true);
                 }
             }
@@ -444,16 +449,23 @@ final class Workload {
      */
     static Map<String, Object> jsonHead(boolean ok, Map<String, Object> context, ScopedStream stream,
                                         Settings settings) {
+        return jsonHead(ok, context, stream, settings.events(), settings.size(), settings.segments(),
+                settings.readers(), KEYS);
+    }
+
+    /** As {@link #jsonHead(boolean, Map, ScopedStream, Settings)}, for any workload's shape and routing keys. */
+    static Map<String, Object> jsonHead(boolean ok, Map<String, Object> context, ScopedStream stream, int events,
+                                        int size, int segments, int readers, int keys) {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("ok", ok);
         json.putAll(context);
         json.put("scope", stream.scope());
         json.put("stream", stream.scopedName());
-        json.put("events", settings.events());
-        json.put("size", settings.size());
-        json.put("segments", settings.segments());
-        json.put("readers", settings.readers());
-        json.put("keys", KEYS);
+        json.put("events", events);
+        json.put("size", size);
+        json.put("segments", segments);
+        json.put("readers", readers);
+        json.put("keys", keys);
         return json;
     }
 

@@ -13,8 +13,9 @@ public final class SegmentListLimit {
     /** Bytes of one reply that the listed segments may take: 3 MiB of gRPC's 4 MiB, the rest for the token. */
     static final int LIST_BUDGET_BYTES = 3 * 1024 * 1024;
     /**
-     * Bytes of one listed segment besides its two names: the field tags and lengths of the segment range, segment id
-     * and stream info messages, the segment id (a varint of up to 10 bytes) and the key range (two doubles).
+     * Bytes of one listed segment besides its two names, about: the field tags and lengths of the segment range,
+     * segment id and stream info messages, the segment id (a varint of up to 10 bytes) and the key range (two
+     * doubles). 39 with short names, 43 with the longest (two-byte lengths); the budget's last MiB covers the rest.
      */
     static final int PER_SEGMENT_BYTES = 40;
 

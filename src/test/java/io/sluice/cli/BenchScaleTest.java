@@ -87,6 +87,31 @@ class BenchScaleTest {
     }
 
     @Test
+    void theVerifierCountsDuplicatesGapsAndBadEventsAndKnowsATimeoutFromAFailure() {
+        ScaleWorkload.Settings s = new ScaleWorkload.Settings(6, 16, 1, 1, 2, 0, java.time.Duration.ofSeconds(1));
+        ScaleWorkload.Verifier v = new ScaleWorkload.Verifier(s);
+        // writer 0 writes sequences 0..2, writer 1 0..2: read 0/0, 0/0 again, 0/2 (skips 1), 1/0, and one too short
+        v.accept(Workload.event(0, 0, 16));
+        v.accept(Workload.event(0, 0, 16));
+        v.accept(Workload.event(0, 2, 16));
+        v.accept(Workload.event(1, 0, 16));
+        v.accept(java.nio.ByteBuffer.allocate(8));
+        v.idle("no event arrived for 1s");
+        ScaleWorkload.Verdict verdict = v.verdict();
+        assertThat(verdict.read()).isEqualTo(5);
+        assertThat(verdict.duplicates()).isEqualTo(1);
+        assertThat(verdict.outOfOrder()).isEqualTo(1);
+        assertThat(verdict.bad()).isEqualTo(1);
+        assertThat(verdict.missing()).as("0/1, 1/1 and 1/2").isEqualTo(3);
+        assertThat(verdict.timedOut()).isTrue();
+        assertThat(verdict.ok()).isFalse();
+        ScaleWorkload.Verifier failed = new ScaleWorkload.Verifier(s);
+        failed.fail("reader-0 failed: boom");
+        assertThat(failed.verdict().timedOut()).isFalse();
+        assertThat(failed.verdict().reason()).startsWith("reader-0 failed: boom");
+    }
+
+    @Test
     void badScaleArgumentsNameWhatIsWrong() {
         Run zero = run("bench", "--writers", "0");
         assertThat(zero.status()).isEqualTo(2);
