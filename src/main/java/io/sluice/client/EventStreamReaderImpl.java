@@ -1,5 +1,7 @@
 package io.sluice.client;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -72,6 +74,11 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
      * threads that share the carrier (heartbeats, prefetchers) still run on a saturated machine.
      */
     private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /**
+     * The consumer reads the clock for its yield once in this many calls that found an event at once (a reading costs
+     * some 30 ns on a virtual machine, a tenth of what handing out a small event does).
+     */
+    private static final int CLOCK_EVERY = 64;
 
     /**
      * Events the consumer takes in a row from one segment while others have events too, before it moves on. Staying
@@ -105,6 +112,12 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
     private OwnedSegment current;
     /** Events taken from {@link #current} in a row. */
     private int streak;
+    /** Calls since the consumer last read the clock for its yield. */
+    private int sinceClock;
+    /** The timeout of the call in progress; its deadline is taken only if the call has to wait ({@link #deadline}). */
+    private Duration callTimeout;
+    /** The deadline of the call in progress, once it had to wait; {@code null} before. */
+    private Deadline callDeadline;
 
     // ---- shared
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -115,11 +128,29 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
      * their handling of the group.
      */
     private final Semaphore consumer = new Semaphore(1);
-    /** A thread is in {@link #readNextEvent}. */
-    private final AtomicBoolean reading = new AtomicBoolean();
+    /**
+     * The thread in {@link #readNextEvent}, holding the permit; {@code null} when none is (slices and the group's
+     * handling hold the permit without setting it). A second thread that finds the permit taken and this set was a
+     * misuse; one that comes while another has taken the permit but not yet set this waits for its turn instead.
+     * Written with opaque stores (no fence per call); the permit orders everything else.
+     */
+    @SuppressWarnings("unused")   // through CONSUMER_THREAD
+    private volatile Thread consumerThread;
     /** The position of the last read {@link #readNextEvent} returned, for a call that could not take the permit
-     * and for {@link #currentTimeWindow}. */
+     * and for {@link #currentTimeWindow}; written with release stores (through LAST_POSITION). */
     private volatile Position lastPosition = Position.of(java.util.Map.of());
+    private static final VarHandle CONSUMER_THREAD;
+    private static final VarHandle LAST_POSITION;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CONSUMER_THREAD = lookup.findVarHandle(EventStreamReaderImpl.class, "consumerThread", Thread.class);
+            LAST_POSITION = lookup.findVarHandle(EventStreamReaderImpl.class, "lastPosition", Position.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     EventStreamReaderImpl(String scope, String group, String readerId, Serializer<T> serializer, ReaderConfig config,
                           ControllerClient controller, SegmentStores stores, Runnable onClose) {
@@ -192,31 +223,44 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
             throw new IllegalStateException(replaced != null ? replaced
                     : "reader " + readerId + " of group " + scope + "/" + group + " is closed");
         }
-        if (!reading.compareAndSet(false, true)) {
-            throw new IllegalStateException("another thread is in readNextEvent of reader " + readerId
-                    + ": a reader serves one thread at a time");
-        }
-        try {
-            long now = System.nanoTime();   // one reading of the clock per call: the deadline's and the yield's
-            Deadline deadline = Deadline.after(now, timeout);
-            // the permit is held briefly by slices and acquireSegment/releaseSegment when they handle the group
-            if (!acquireConsumer(deadline)) {
+        Deadline waited = null;
+        // the permit is held briefly by slices and acquireSegment/releaseSegment when they handle the group
+        if (!consumer.tryAcquire()) {
+            if (CONSUMER_THREAD.getOpaque(this) != null) {
+                throw new IllegalStateException("another thread is in readNextEvent of reader " + readerId
+                        + ": a reader serves one thread at a time");
+            }
+            waited = Deadline.after(timeout);
+            if (!acquireConsumer(waited)) {
                 if (closed) {
                     throw new IllegalStateException("reader " + readerId + " of group " + scope + "/" + group
                             + " is closed");
                 }
                 return new EventRead<>(null, lastPosition, null, null, false);
             }
-            try {
-                EventRead<T> read = next(deadline, now);
-                lastPosition = read.position();
-                return read;
-            } finally {
-                consumer.release();
-            }
-        } finally {
-            reading.set(false);
         }
+        CONSUMER_THREAD.setOpaque(this, Thread.currentThread());
+        try {
+            // no reading of the clock while events are ready: the deadline is taken when the call first has to wait
+            callTimeout = timeout;
+            callDeadline = waited;
+            EventRead<T> read = next();
+            LAST_POSITION.setRelease(this, read.position());
+            return read;
+        } finally {
+            CONSUMER_THREAD.setOpaque(this, null);
+            consumer.release();
+        }
+    }
+
+    /** @return the deadline of the call in progress, taken now if this is the call's first wait */
+    private Deadline deadline() {
+        Deadline d = callDeadline;
+        if (d == null) {
+            d = Deadline.after(callTimeout);
+            callDeadline = d;
+        }
+        return d;
     }
 
     /** Takes the consumer permit, waiting until the deadline. */
@@ -233,8 +277,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
         }
     }
 
-    /** @param now when the call began ({@link System#nanoTime()}) */
-    private EventRead<T> next(Deadline deadline, long now) {
+    private EventRead<T> next() {
         member.resumeAfterCheckpoint();
         while (!closed) {
             if (member.takeAttention()) {
@@ -256,7 +299,7 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 o = segments.poll();
                 if (o == null) {
                     try {
-                        o = segments.poll(Math.max(0, deadline.remainingNanos()));
+                        o = segments.poll(Math.max(0, deadline().remainingNanos()));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         throw new StreamingInterruptedException("interrupted while reader " + readerId
@@ -273,9 +316,12 @@ final class EventStreamReaderImpl<T> implements EventStreamReader<T> {
                 }
                 streak = 0;
             }
-            if (now - lastWaitNanos > YIELD_NANOS) {
-                Thread.yield();
-                lastWaitNanos = System.nanoTime();
+            if (++sinceClock >= CLOCK_EVERY) {
+                sinceClock = 0;
+                if (System.nanoTime() - lastWaitNanos > YIELD_NANOS) {
+                    Thread.yield();
+                    lastWaitNanos = System.nanoTime();
+                }
             }
             if (o.dropped || o.slice != null) {
                 continue;   // no longer ours, or out in a slice

@@ -176,7 +176,7 @@ final class GroupMember {
 
     /** @return true if the consumer should look at the group state now; clears the request */
     boolean takeAttention() {
-        return attention.getAndSet(false);
+        return attention.get() && attention.getAndSet(false);   // a plain read per event; the exchange when set
     }
 
     /** Any thread: the consumer should look at the group state at its next turn, and wakes if it waits. */
