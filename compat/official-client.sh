@@ -142,6 +142,9 @@ run_driver() {
   local v opts
   v=$(sluice_java_feature "$DRIVER_JAVA")
   opts=("-Xmx${SLUICE_OFFICIAL_XMX:-1g}" -Djava.net.preferIPv4Stack=true)
+  # the same huge pages for the heap as ./sluice gives Sluice's JVMs, so that benchmarks compare the clients
+  # shellcheck disable=SC2207
+  opts+=($(sluice_huge_pages_option))
   if [ "$v" -ge 24 ]; then
     opts+=(--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED)
   fi
