@@ -2,6 +2,7 @@
 # its major version).
 # Order: $JAVA_HOME, then every JDK under /usr/lib/jvm (newest first), then the `java` on PATH.
 # Prints a clear message and returns 1 when none is found.
+# Also sluice_huge_pages_option: the heap option ./sluice and compat/official-client.sh give their JVMs.
 
 sluice_java_feature() {
   # Prints the feature (major) version of the java binary given as $1, or nothing. Reads JAVA_VERSION from the
