@@ -211,30 +211,6 @@ class EventStreamReaderTest {
     }
 
     @Test
-    void aSecondThreadInReadNextEventIsRefusedWhileTheFirstWaits() throws Exception {
-        createStream(2);
-        groups.createReaderGroup("g", fastGroup().build()).close();
-        try (EventStreamReader<String> reader = reader("g", "r1")) {
-            // nothing is written: the first call holds the reader until its timeout or the close below
-            Future<EventRead<String>> first = threads.submit(() -> reader.readNextEvent(Duration.ofSeconds(30)));
-            // until the first call is in, a second one takes its turn and returns empty at once; then it is refused
-            IllegalStateException refused = null;
-            Deadline deadline = Deadline.after(Duration.ofSeconds(20));
-            while (refused == null) {
-                assertThat(deadline.expired()).as("a second thread was refused in time").isFalse();
-                assertThat(first).as("the first call still waits").isNotDone();
-                try {
-                    assertThat(reader.readNextEvent(Duration.ZERO).event()).isNull();
-                } catch (IllegalStateException e) {
-                    refused = e;
-                }
-            }
-            assertThat(refused).hasMessageContaining("another thread is in readNextEvent of reader r1");
-            assertThat(first).isNotDone();
-        }
-    }
-
-    @Test
     void threeReadersShareSixSegmentsAndReadEverythingOnce() throws Exception {
         createStream(6);
         try (ReaderGroup group = groups.createReaderGroup("g", fastGroup().build())) {
