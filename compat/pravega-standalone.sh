@@ -267,7 +267,7 @@ cmd_start() {
   v=$(sluice_java_feature "$PRAVEGA_JAVA")
 
   mkdir -p "$run"
-  rm -f "$console" "$run/standalone.log"
+  rm -f "$console" "$run/standalone.log" "$run/gc.log" "$run"/*.hprof  # an earlier run's heap dump (GBs)
   echo "$zk_port $ss_port $ctl_port" >"$portsfile"
   # The class path (~34 KB) goes through a java @argfile, which keeps the command line short and readable.
   printf -- '-cp "%s"\n' "$(cat "$cpfile")" >"$run/classpath.args"
@@ -276,6 +276,7 @@ cmd_start() {
     "-Dsluice.compat.instance=$run"
     "-Xmx${SLUICE_COMPAT_XMX:-1g}"
     -XX:+HeapDumpOnOutOfMemoryError "-XX:HeapDumpPath=$run"
+    "-Xlog:gc:file=$run/gc.log:uptime"
     -Djava.net.preferIPv4Stack=true
     "-Dsinglenode.configurationFile=$config"
     "-Dsinglenode.zk.port=$zk_port"

@@ -26,7 +26,7 @@ import io.grpc.ManagedChannel;
  * tests out of runs without a server is the job of the tag {@value CompatTest#TAG}, which the build excludes unless
  * {@value #ENV} is set.
  *
- * <p>Stateless; all methods are thread-safe.
+ * <p>All methods are thread-safe.
  */
 public final class RealPravega {
     /** Environment variable holding the controller URI; {@code .ci/run} sets it. */
@@ -35,6 +35,10 @@ public final class RealPravega {
     public static final String PROPERTY = "sluice.compat.controller";
 
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** How long the probe before each class waits for the controller: generous for a loaded 2-core machine. */
+    private static final Duration ANSWER_DEADLINE = Duration.ofSeconds(60);
+    /** The probe every compat class of this JVM shares, made on first use (it needs the URI). */
+    private static volatile ControllerProbe probe;
 
     private RealPravega() {
     }
@@ -123,9 +127,28 @@ public final class RealPravega {
     }
 
     /**
-     * JUnit 5 extension used by {@link CompatTest}: before any test of the class runs, requires a configured and
-     * reachable server, so a missing server fails the class loudly instead of skipping it or hanging in a call.
-     * Stateless and thread-safe.
+     * Checks that the controller answers a call through its metadata tables ({@link ControllerProbe}); once one
+     * check in this JVM went unanswered, every later one fails at once. Blocks up to 60 seconds.
+     *
+     * @param who the test class that asks, named in the failure
+     * @throws IllegalStateException if the URI is missing or malformed, or the controller did not answer (now or
+     *     earlier in this JVM)
+     */
+    public static void requireAnswering(String who) {
+        ControllerProbe p = probe;
+        if (p == null) {
+            String dir = System.getenv("SLUICE_COMPAT_DIR");
+            p = new ControllerProbe(controllerUri(), ANSWER_DEADLINE,
+                    (dir == null || dir.isBlank() ? "compat/target" : dir) + "/run (`compat/pravega-standalone.sh logs`)");
+            probe = p; // two racing first callers make two probes: each still fails on its own
+        }
+        p.require(who);
+    }
+
+    /**
+     * JUnit 5 extension used by {@link CompatTest}: before any test of the class runs, requires a configured,
+     * reachable and answering server, so a missing or stuck server fails the class loudly instead of skipping it or
+     * hanging in its calls. Thread-safe.
      */
     public static final class Required implements BeforeAllCallback {
         /** Creates the extension; JUnit calls this. */
@@ -133,13 +156,15 @@ public final class RealPravega {
         }
 
         /**
-         * Calls {@link RealPravega#requireReachable()}. Blocks up to 10 seconds.
+         * Calls {@link RealPravega#requireReachable()}, then {@link RealPravega#requireAnswering}. Blocks up to 70
+         * seconds.
          *
-         * @throws IllegalStateException as {@link RealPravega#requireReachable()}
+         * @throws IllegalStateException as those two
          */
         @Override
         public void beforeAll(ExtensionContext context) {
             requireReachable();
+            requireAnswering(context.getRequiredTestClass().getSimpleName());
         }
     }
 }
