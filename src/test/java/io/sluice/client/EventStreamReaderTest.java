@@ -211,6 +211,43 @@ class EventStreamReaderTest {
     }
 
     @Test
+    void aSecondThreadInReadNextEventIsRefusedWhileTheFirstWaits() throws Exception {
+        createStream(2);
+        groups.createReaderGroup("g", fastGroup().build()).close();
+        try (EventStreamReader<String> reader = reader("g", "r1")) {
+            // nothing is written, so the first thread's call waits until its timeout or the close below; should the
+            // test thread's own call be inside when the first thread arrives, the first thread is the one refused,
+            // and it tries again
+            Future<EventRead<String>> first = threads.submit(() -> {
+                while (true) {
+                    try {
+                        return reader.readNextEvent(Duration.ofSeconds(30));
+                    } catch (IllegalStateException e) {
+                        if (!String.valueOf(e.getMessage()).startsWith("another thread is in readNextEvent")) {
+                            throw e;
+                        }
+                    }
+                }
+            });
+            // until the first thread is in, the test thread's call takes its turn and returns empty; then it is refused
+            IllegalStateException refused = null;
+            Deadline deadline = Deadline.after(Duration.ofSeconds(20));
+            while (refused == null) {
+                assertThat(deadline.expired()).as("the test thread was refused in time").isFalse();
+                assertThat(first).as("the first thread's call still waits").isNotDone();
+                try {
+                    assertThat(reader.readNextEvent(Duration.ZERO).event()).isNull();
+                } catch (IllegalStateException e) {
+                    refused = e;
+                }
+            }
+            assertThat(refused).hasMessage("another thread is in readNextEvent of reader r1: a reader serves one "
+                    + "thread at a time");
+            assertThat(first).as("the first thread's call still waits after the refusal").isNotDone();
+        }
+    }
+
+    @Test
     void threeReadersShareSixSegmentsAndReadEverythingOnce() throws Exception {
         createStream(6);
         try (ReaderGroup group = groups.createReaderGroup("g", fastGroup().build())) {
