@@ -43,8 +43,9 @@
 # --clients runs only the clients named (both by default). --client-jvm-opts gives both clients' JVMs the same
 # extra options (SLUICE_JAVA_OPTS and SLUICE_OFFICIAL_JAVA_OPTS), e.g. '-Xms1g -XX:+AlwaysPreTouch': on a machine
 # where fresh memory is slow to touch (docs/benchmarks.md) a pre-touched heap decides the 100 B write rate.
-# A profile raises the standalone's heap to 4g (SLUICE_COMPAT_XMX overrides it): the standalone keeps appended data
-# on its heap, and with the default 1g the second run of 20,000 x 10 KiB events failed (OutOfMemoryError).
+# A profile raises the standalone's heap to 4g, events-10k to 8g (SLUICE_COMPAT_XMX overrides it): the standalone
+# keeps appended data on its heap; with the default 1g the second run of 20,000 x 10 KiB events failed
+# (OutOfMemoryError), and with 4g a whole events-10k sitting did once.
 # Needs the ports 19000-19002, 19010-19011 and 19020-19021 free. Run it on a quiet machine: it measures throughput.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -72,8 +73,13 @@ profile() {
     *) echo "bench-matrix: unknown profile '$1' (events-100b, events-10k, latency, scale-writers, scale-segments" \
          "or scale-readers)" >&2; exit 2 ;;
   esac
-  # the standalone keeps every run's data on its heap, 1g by default: 10 runs of 100 MB or more exhaust it
-  export SLUICE_COMPAT_XMX="${SLUICE_COMPAT_XMX:-4g}"
+  # the standalone keeps every run's data on its heap, 1g by default: 10 runs of 100 MB or more exhaust it, and
+  # 10 runs of 200 MB (events-10k) exhausted 4g once (OutOfMemoryError, then its controller stopped answering)
+  if [ "$1" = events-10k ]; then
+    export SLUICE_COMPAT_XMX="${SLUICE_COMPAT_XMX:-8g}"
+  else
+    export SLUICE_COMPAT_XMX="${SLUICE_COMPAT_XMX:-4g}"
+  fi
 }
 while [ $# -gt 0 ]; do
   case "$1" in
