@@ -11,6 +11,7 @@
 #                          [--transactions T --txn-events N] [--large-events] [--byte-stream] [--batch]
 #                          [--kvt [--kvt-concurrency C] [--kvt-batch B]]
 #                          [--official-pooling] [--clients official,sluice] [--client-jvm-opts 'OPTS']
+#                          [--latency-thread platform|virtual]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
@@ -40,6 +41,9 @@
 # client's platform threads at most. --official-pooling has the official writers share pooled connections
 # (EventWriterConfig.enableConnectionPooling): by default each official writer opens a connection, with a 1 MiB
 # buffer and a thread, to every segment of the stream, and 100 writers on 16 segments exhaust a 1 GiB heap.
+# --latency-thread virtual has both clients make their awaited writes on a virtual thread instead of their main
+# (platform) thread, as an application built on virtual threads does; the official driver then runs on the
+# launcher's JDK (it needs 21 or newer), not on the JDK 17 it otherwise prefers.
 # --clients runs only the clients named (both by default). --client-jvm-opts gives both clients' JVMs the same
 # extra options (SLUICE_JAVA_OPTS and SLUICE_OFFICIAL_JAVA_OPTS), e.g. '-Xms1g -XX:+AlwaysPreTouch': on a machine
 # where fresh memory is slow to touch (docs/benchmarks.md) a pre-touched heap decides the 100 B write rate.
@@ -53,7 +57,7 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
 events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0 bytes=0
-writers=1 official_pooling=0 clients=official,sluice client_jvm_opts=""
+writers=1 official_pooling=0 clients=official,sluice client_jvm_opts="" latency_thread=platform
 servers=sluice-mem,sluice-fsync,pravega
 kvt=0 kvt_conc=16 kvt_batch=100
 out=target/bench-matrix
@@ -94,6 +98,7 @@ while [ $# -gt 0 ]; do
     --official-pooling) official_pooling=1; shift ;;
     --clients) clients=$2; shift 2 ;;
     --client-jvm-opts) client_jvm_opts=$2; shift 2 ;;
+    --latency-thread) latency_thread=$2; shift 2 ;;
     --transactions) transactions=$2; shift 2 ;;
     --txn-events) txn_events=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
@@ -197,6 +202,17 @@ fi
 if [ "$writers" -gt 1 ]; then
   txn_args+=(--writers "$writers")
 fi
+official_env=()
+case "$latency_thread" in
+  platform) ;;
+  virtual)
+    txn_args+=(--latency-thread virtual)
+    # the official driver makes virtual threads only on a JDK 21 or newer: the one the launcher runs on
+    . scripts/find-jdk.sh
+    sluice_find_jdk >/dev/null
+    official_env=("SLUICE_COMPAT_JAVA_HOME=${SLUICE_COMPAT_JAVA_HOME:-$SLUICE_JAVA_HOME}") ;;
+  *) echo "bench-matrix: --latency-thread must be platform or virtual, but is '$latency_thread'" >&2; exit 2 ;;
+esac
 official_args=()
 if [ "$official_pooling" = 1 ] && [ "$writers" -gt 1 ]; then
   official_args=(--connection-pooling)
@@ -225,7 +241,7 @@ run_client() { # client server round
               ./sluice bench --controller "$controller" --events "$events" --size "$size" --segments "$segments" \
               --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" --json >"$f" 2>"${f%.json}.log" \
               || true ;;
-    official) SLUICE_OFFICIAL_JAVA_OPTS="${SLUICE_OFFICIAL_JAVA_OPTS:-} $client_jvm_opts" \
+    official) env "${official_env[@]}" SLUICE_OFFICIAL_JAVA_OPTS="${SLUICE_OFFICIAL_JAVA_OPTS:-} $client_jvm_opts" \
               compat/official-client.sh bench --controller "$controller" --events "$events" --size "$size" \
               --segments "$segments" --readers "$readers" --latency-samples "$latency" "${txn_args[@]}" \
               "${official_args[@]}" >"$f" 2>"${f%.json}.log" || true ;;
@@ -398,7 +414,8 @@ fi
 
 echo
 echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events events x $size B," \
-  "$segments segments, $readers readers, $latency awaited writes$([ -n "$client_jvm_opts" ] &&
+  "$segments segments, $readers readers, $latency awaited writes$([ "$latency_thread" = virtual ] &&
+    echo " on a virtual thread")$([ -n "$client_jvm_opts" ] &&
     echo "; both clients with $client_jvm_opts"); median of $rounds rounds"
 echo
 echo "| server | ready ms | idle RSS MiB | client | write ev/s | read ev/s | p50 us | p99 us | failed runs |"

@@ -34,7 +34,7 @@
 # Options (see `help`): --controller tcp://127.0.0.1:9090 --scope S --stream S --events N --size B --segments K
 #   --readers R --timeout-seconds T --latency-samples L --warmup-events W --parts a,b --keep --keys-file F
 #   --action write|read --transactions T --txn-events N --kvt --kvt-concurrency C --kvt-batch B --writers W
-#   --connection-pooling
+#   --connection-pooling --latency-thread platform|virtual
 # stdout: ONE JSON line; logs on stderr. Exit 0 only if every check passed (1 failed, 2 usage, 3 timed out).
 #
 # The first use compiles with the project's scripts/mvn (Maven Central must be reachable) and caches the result

@@ -109,6 +109,10 @@ final class BenchCommand extends ClientCommand {
         if (writers < 1) {
             throw new IllegalArgumentException("--writers must be at least 1, but is " + writers);
         }
+        if (workload.virtualLatencyThread() && (writers > 1 || kvt || byteStream || batch || transactions > 0)) {
+            throw new IllegalArgumentException("--latency-thread applies to the plain workload's awaited writes, not "
+                    + "to --writers, --kvt, --byte-stream, --batch or --transactions");
+        }
         if (writers > 1) {
             if (kvt || byteStream || batch || transactions > 0 || workload.largeEvents) {
                 throw new IllegalArgumentException("--writers does not go with --kvt, --byte-stream, --batch, "

@@ -20,6 +20,7 @@ import io.sluice.admin.StreamManager;
 import io.sluice.client.SluiceClient;
 import io.sluice.common.Threads;
 import io.sluice.errors.AlreadyExistsException;
+import io.sluice.errors.StreamingInterruptedException;
 import io.sluice.stream.EventRead;
 import io.sluice.stream.EventStreamReader;
 import io.sluice.stream.EventStreamWriter;
@@ -101,9 +102,11 @@ final class Workload {
      * @param idleTimeout the read phase gives up when no event arrived for this long; also what the writer's and
      *     readers' retries of lost connections may take (see {@link ControllerOptions#retryWithin})
      * @param largeEvents the writer writes events over 8 MiB as large events ({@code WriterConfig.withLargeEvents})
+     * @param virtualLatencyThread the awaited writes are made on a virtual thread instead of the run's own (platform)
+     *     thread
      */
     record Settings(int events, int size, int segments, int readers, int latencySamples, Duration idleTimeout,
-                    boolean largeEvents) {
+                    boolean largeEvents, boolean virtualLatencyThread) {
         /**
          * @throws IllegalArgumentException naming the option that is out of range
          */
@@ -126,9 +129,14 @@ final class Workload {
             }
         }
 
-        /** Settings without large events. */
+        /** Settings without large events, awaited writes on the run's own thread. */
         Settings(int events, int size, int segments, int readers, int latencySamples, Duration idleTimeout) {
-            this(events, size, segments, readers, latencySamples, idleTimeout, false);
+            this(events, size, segments, readers, latencySamples, idleTimeout, false, false);
+        }
+
+        /** @return the kind of thread that makes the awaited writes, as the JSON report names it */
+        String latencyThread() {
+            return virtualLatencyThread ? "virtual" : "platform";
         }
 
         private static void check(String option, int value, int min, int max) {
@@ -269,13 +277,20 @@ final class Workload {
             Verdict verdict = verifier.verdict();
 
             long[] micros = new long[s.latencySamples()];
-            for (int i = 0; i < micros.length; i++) {
-                long n = (long) s.events() + i;
-                int key = (int) (n % KEYS);
-                ByteBuffer event = event(key, (int) (n / KEYS), s.size());
-                long t = System.nanoTime();
-                writer.writeAndWait(ROUTING_KEYS[key], event);
-                micros[i] = (System.nanoTime() - t) / 1000;
+            Runnable awaited = () -> {
+                for (int i = 0; i < micros.length; i++) {
+                    long n = (long) s.events() + i;
+                    int key = (int) (n % KEYS);
+                    ByteBuffer event = event(key, (int) (n / KEYS), s.size());
+                    long t = System.nanoTime();
+                    writer.writeAndWait(ROUTING_KEYS[key], event);
+                    micros[i] = (System.nanoTime() - t) / 1000;
+                }
+            };
+            if (s.virtualLatencyThread()) {
+                onVirtualThread(awaited);
+            } else {
+                awaited.run();
             }
             Arrays.sort(micros);
             return new Measured(writeNanos, readNanos, verdict, micros);
@@ -383,6 +398,36 @@ final class Workload {
         } catch (RuntimeException e) {
             checks.fail(reader.readerId() + " failed: " + e.getMessage());
             stop.set(true);
+        }
+    }
+
+    /**
+     * Runs {@code task} on a new virtual thread and waits for it; what it throws, this throws.
+     *
+     * @throws StreamingInterruptedException if this thread is interrupted while it waits (the task is interrupted too)
+     */
+    static void onVirtualThread(Runnable task) {
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread t = Threads.startVirtual("sluice-bench-awaited-writes", () -> {
+            try {
+                task.run();
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            t.interrupt();
+            Thread.currentThread().interrupt();
+            throw new StreamingInterruptedException("interrupted while the awaited writes ran", e);
+        }
+        Throwable e = failed.get();
+        if (e instanceof RuntimeException r) {
+            throw r;
+        }
+        if (e instanceof Error err) {
+            throw err;
         }
     }
 
@@ -506,7 +551,9 @@ final class Workload {
             write.put("failed", 0);
             json.put("write", write);
             json.put("read", rate(settings.size(), verdict.read(), readNanos));
-            json.put("latency", latencyJson(latencyMicros));
+            Map<String, Object> latency = latencyJson(latencyMicros);
+            latency.put("thread", settings.latencyThread());
+            json.put("latency", latency);
             json.put("verify", verdict.json());
             Map<String, Object> clean = new LinkedHashMap<>();
             clean.put("ok", cleanup.ok());
@@ -528,8 +575,9 @@ final class Workload {
             lines.add(rateLine("write", settings.events(), writeNanos));
             lines.add(rateLine("read", verdict.read(), readNanos));
             if (latencyMicros.length > 0) {
-                lines.add(String.format(Locale.ROOT, "latency   %,d awaited writes: p50 %.2f ms, p99 %.2f ms",
-                        latencyMicros.length, percentile(0.50) / 1000.0, percentile(0.99) / 1000.0));
+                lines.add(String.format(Locale.ROOT, "latency   %,d awaited writes: p50 %.2f ms, p99 %.2f ms%s",
+                        latencyMicros.length, percentile(0.50) / 1000.0, percentile(0.99) / 1000.0,
+                        settings.virtualLatencyThread() ? " (on a virtual thread)" : ""));
             }
             lines.add(verdict.ok() ? "verify    ok: every event read exactly once, intact, in order per key"
                     : "verify    FAILED: " + verdict.reason());

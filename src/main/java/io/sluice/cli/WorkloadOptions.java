@@ -38,6 +38,12 @@ final class WorkloadOptions {
             description = "awaited single writes timed after the read phase (default: ${DEFAULT-VALUE})")
     int latencySamples;
 
+    @Option(names = "--latency-thread", paramLabel = "KIND", defaultValue = "platform", order = 5,
+            converter = LatencyThreadConverter.class,
+            description = "the kind of thread that makes the awaited writes: platform (the command's own thread) or "
+                    + "virtual (a new virtual thread, as in an application built on them) (default: ${DEFAULT-VALUE})")
+    String latencyThread;
+
     /** The description paragraph both commands share: what the workload does and measures. */
     static final String WORKLOAD = "Creates a stream of K fixed segments; one writer writes N events of BYTES bytes "
             + "over " + Workload.KEYS + " routing keys without waiting, then flushes (write time: first write to "
@@ -53,7 +59,26 @@ final class WorkloadOptions {
      * @throws IllegalArgumentException naming the option that is out of range
      */
     Workload.Settings settings(Duration idleTimeout) {
-        return new Workload.Settings(events, size, segments, readers, latencySamples, idleTimeout, largeEvents);
+        return new Workload.Settings(events, size, segments, readers, latencySamples, idleTimeout, largeEvents,
+                virtualLatencyThread());
+    }
+
+    /** @return whether {@code --latency-thread} asks for a virtual thread */
+    boolean virtualLatencyThread() {
+        return "virtual".equals(latencyThread);
+    }
+
+    /** {@code platform} or {@code virtual}, in any case; anything else is a usage error. */
+    static final class LatencyThreadConverter implements CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            String kind = value.trim().toLowerCase(java.util.Locale.ROOT);
+            if (!kind.equals("platform") && !kind.equals("virtual")) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a kind of thread: platform or "
+                        + "virtual");
+            }
+            return kind;
+        }
     }
 
     /** Bytes, as a plain number or with a binary unit: {@code 100}, {@code 64KiB}, {@code 12MiB}, {@code 1GiB}. */

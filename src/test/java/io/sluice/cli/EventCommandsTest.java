@@ -222,7 +222,7 @@ class EventCommandsTest {
                 .contains("\"controller\":\"" + server.controllerUri() + "\"", "\"events\":3000,\"size\":64,"
                         + "\"segments\":3,\"readers\":3,\"keys\":64,\"write\":{\"events_per_s\":",
                         "\"read\":{\"events_per_s\":", "\"latency\":{\"p50_us\":", "\"p99_us\":",
-                        "\"samples\":20}", "\"verify\":{\"ok\":true,\"read\":3000,\"duplicates\":0,\"out_of_order\":0,"
+                        "\"samples\":20,\"thread\":\"platform\"}", "\"verify\":{\"ok\":true,\"read\":3000,\"duplicates\":0,\"out_of_order\":0,"
                                 + "\"missing\":0,\"failed_writes\":0,\"corrupt\":0}", "\"cleanup\":{\"ok\":true,")
                 .endsWith("}\n")
                 .hasLineCount(1);
@@ -233,7 +233,30 @@ class EventCommandsTest {
         assertThat(text.out()).startsWith("Sluice bench against " + server.controllerUri() + "\n")
                 .contains("4 segments, 2 readers; 500 events of 100 bytes over 64 routing keys",
                         "\nwrite     500 events in ", "\nread      500 events in ", "\nlatency   5 awaited writes: p50 ",
-                        "\nverify    ok: every event read exactly once, intact, in order per key\n");
+                        "\nverify    ok: every event read exactly once, intact, in order per key\n")
+                .doesNotContain("virtual thread");
+    }
+
+    @Test
+    void benchMakesTheAwaitedWritesOnAVirtualThreadWhenAsked() {
+        Run json = run("", "bench", "--events", "300", "--segments", "1", "--readers", "1", "--latency-samples", "7",
+                "--latency-thread", "virtual", "--json");
+        assertThat(json.status()).as(json.err()).isZero();
+        assertThat(json.out()).contains("\"samples\":7,\"thread\":\"virtual\"}", "\"verify\":{\"ok\":true,");
+
+        Run text = run("", "bench", "--events", "300", "--latency-samples", "3", "--latency-thread", "VIRTUAL");
+        assertThat(text.status()).as(text.err()).isZero();
+        assertThat(text.out()).contains("\nlatency   3 awaited writes: p50 ").contains(" (on a virtual thread)\n");
+
+        Run bad = run("", "bench", "--latency-thread", "carrier");
+        assertThat(bad.status()).isEqualTo(2);
+        assertThat(bad.err()).startsWith("sluice bench: ").contains("'carrier' is not a kind of thread: platform or "
+                + "virtual");
+
+        Run scale = run("", "bench", "--writers", "2", "--latency-thread", "virtual");
+        assertThat(scale.status()).isEqualTo(2);
+        assertThat(scale.err()).startsWith("sluice bench: --latency-thread applies to the plain workload's awaited "
+                + "writes");
     }
 
     @Test

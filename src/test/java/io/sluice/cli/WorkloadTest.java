@@ -184,6 +184,17 @@ class WorkloadTest {
     }
 
     @Test
+    void onVirtualThreadRunsTheTaskOnOneAndPassesOnWhatItThrows() {
+        java.util.concurrent.atomic.AtomicBoolean virtual = new java.util.concurrent.atomic.AtomicBoolean();
+        Workload.onVirtualThread(() -> virtual.set(Thread.currentThread().isVirtual()));
+        assertThat(virtual).as("the task ran on a virtual thread").isTrue();
+
+        assertThatThrownBy(() -> Workload.onVirtualThread(() -> {
+            throw new IllegalStateException("the writer is closed");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("the writer is closed");
+    }
+
+    @Test
     void theReportHasTheOfficialDriversLayout() {
         Workload.Settings settings = new Workload.Settings(100, 100, 4, 2, 4, Duration.ofSeconds(30));
         Workload.Verdict verdict = readAll(100).verdict();
@@ -198,7 +209,7 @@ class WorkloadTest {
                 + "\"write\":{\"events_per_s\":200,\"mb_per_s\":0.02,\"seconds\":0.5,\"failed\":0},"
                 + "\"read\":{\"events_per_s\":400,\"mb_per_s\":0.04,\"seconds\":0.25},"
                 + "\"latency\":{\"p50_us\":200,\"p99_us\":4000,\"p999_us\":4000,\"max_us\":4000,\"mean_us\":1150.0,"
-                + "\"samples\":4},"
+                + "\"samples\":4,\"thread\":\"platform\"},"
                 + "\"verify\":{\"ok\":true,\"read\":100,\"duplicates\":0,\"out_of_order\":0,\"missing\":0,"
                 + "\"failed_writes\":0,\"corrupt\":0},"
                 + "\"cleanup\":{\"ok\":true,\"ms\":3},\"total_ms\":1234}");

@@ -100,28 +100,17 @@ final class Bench {
 
             run.phase("bench: " + o.latencySamples() + " awaited single writes");
             long[] micros = new long[o.latencySamples()];
-            long failed = 0;
-            String firstError = null;
-            for (int i = 0; i < micros.length; i++) {
-                long n = (long) o.events() + i;
-                int key = Payload.keyOf(n);
-                ByteBuffer payload = Payload.encode(key, Payload.seqOf(n), o.size());
-                long t0 = System.nanoTime();
-                try {
-                    writer.writeEvent(Payload.routingKey(key), payload)
-                            .get(run.remainingNanos(), TimeUnit.NANOSECONDS);
-                } catch (ExecutionException | TimeoutException e) {
-                    failed++;
-                    if (firstError == null) {
-                        firstError = Part.describe(e instanceof ExecutionException ? e.getCause() : e);
-                    }
-                    if (e instanceof TimeoutException) {
-                        break;
-                    }
-                }
-                micros[i] = (System.nanoTime() - t0) / 1000;
+            AwaitedWrites awaited = new AwaitedWrites(micros);
+            if (o.virtualLatencyThread()) {
+                onVirtualThread(() -> awaited.run(writer, run, o));
+            } else {
+                awaited.run(writer, run, o);
             }
-            report.put("latency", latency(micros, failed, firstError));
+            long failed = awaited.failed;
+            String firstError = awaited.firstError;
+            Map<String, Object> latency = latency(micros, failed, firstError);
+            latency.put("thread", o.virtualLatencyThread() ? "virtual" : "platform");
+            report.put("latency", latency);
 
             Map<String, Object> verify = new LinkedHashMap<>();
             boolean ok = w.failed() == 0 && r.ok(o.events()) && failed == 0;
@@ -157,6 +146,66 @@ final class Bench {
             m.put("failed", failed);
         }
         return m;
+    }
+
+    /** The awaited single writes of the latency phase, one after the other; confined to the thread that runs them. */
+    private static final class AwaitedWrites {
+        private final long[] micros;
+        long failed;
+        String firstError;
+
+        AwaitedWrites(long[] micros) {
+            this.micros = micros;
+        }
+
+        void run(EventStreamWriter<ByteBuffer> writer, Run run, Options o) throws InterruptedException {
+            for (int i = 0; i < micros.length; i++) {
+                long n = (long) o.events() + i;
+                int key = Payload.keyOf(n);
+                ByteBuffer payload = Payload.encode(key, Payload.seqOf(n), o.size());
+                long t0 = System.nanoTime();
+                try {
+                    writer.writeEvent(Payload.routingKey(key), payload)
+                            .get(run.remainingNanos(), TimeUnit.NANOSECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    failed++;
+                    if (firstError == null) {
+                        firstError = Part.describe(e instanceof ExecutionException ? e.getCause() : e);
+                    }
+                    if (e instanceof TimeoutException) {
+                        break;
+                    }
+                }
+                micros[i] = (System.nanoTime() - t0) / 1000;
+            }
+        }
+    }
+
+    /** What {@link #onVirtualThread} runs. */
+    private interface Task {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code task} on a new virtual thread and waits for it; what it throws, this throws. The driver is built
+     * for Java 17, so the thread is made through reflection; {@link Options} has checked that this JDK has them.
+     */
+    private static void onVirtualThread(Task task) throws Exception {
+        Exception[] failed = new Exception[1];
+        Runnable body = () -> {
+            try {
+                task.run();
+            } catch (Exception e) {
+                failed[0] = e;
+            }
+        };
+        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+        Thread thread = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
+                .invoke(builder, body);
+        thread.join();
+        if (failed[0] != null) {
+            throw failed[0];
+        }
     }
 
     /**

@@ -47,12 +47,15 @@ import java.util.Set;
  *                        ({@code EventWriterConfig.enableConnectionPooling}; off by default, as in the client)
  * @param writers         bench: writers, each on a thread of its own with one routing key; more than one runs
  *                        {@link ScaleBench} instead of the plain workload
+ * @param virtualLatencyThread bench: the awaited writes are made on a virtual thread (JDK 21 or newer) instead of
+ *                        the driver's own platform thread
  */
 record Options(String mode, URI controller, String scope, String stream, int events, int size, int segments,
                int readers, int timeoutSeconds, int latencySamples, int warmupEvents, Set<String> parts,
                boolean keep, Path keysFile, String action, int transactions, int txnEvents, String writer,
                String txnId, int leaseSeconds, String role, boolean largeEvents, boolean byteStream,
-               boolean kvt, int kvtConcurrency, int kvtBatch, boolean batch, int writers, boolean pooling) {
+               boolean kvt, int kvtConcurrency, int kvtBatch, boolean batch, int writers, boolean pooling,
+               boolean virtualLatencyThread) {
 
     /** Most segments of the event stream: bench allows more than the other modes (the scale workload). */
     static final int MAX_SEGMENTS = 1000;
@@ -130,6 +133,8 @@ record Options(String mode, URI controller, String scope, String stream, int eve
               --readers R             readers in the reader group, default: verify 2, bench 1
               --timeout-seconds T     bound on the whole run, default 300
               --latency-samples L     bench: awaited single writes, default 2000
+              --latency-thread KIND   bench: the thread that makes the awaited writes: platform (the driver's
+                                      own, the default) or virtual (a new virtual thread; needs JDK 21+)
               --warmup-events W       bench: write and read W events on another stream first, default 0
               --parts a,b,...         verify: subset of events,txn,kvt,bytestream,synchronizer (default all)
               --keep                  do not delete what the run created
@@ -221,6 +226,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         int kvtBatch = 100;
         boolean batch = false;
         boolean pooling = false;
+        boolean virtualLatencyThread = false;
         int writers = 1;
         boolean scopeGiven = false;
         boolean streamGiven = false;
@@ -314,6 +320,12 @@ record Options(String mode, URI controller, String scope, String stream, int eve
                 case "--readers" -> readers = intArg(name, value, 1, 256);
                 case "--timeout-seconds" -> timeout = intArg(name, value, 1, 24 * 3600);
                 case "--latency-samples" -> latency = intArg(name, value, 0, 10_000_000);
+                case "--latency-thread" -> virtualLatencyThread = switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                    case "platform" -> false;
+                    case "virtual" -> true;
+                    default -> throw new UsageException("--latency-thread must be platform or virtual, but is '"
+                            + value + "'");
+                };
                 case "--warmup-events" -> warmup = intArg(name, value, 0, Integer.MAX_VALUE / 2);
                 case "--parts" -> parts = partsArg(value);
                 case "--action" -> {
@@ -374,6 +386,14 @@ record Options(String mode, URI controller, String scope, String stream, int eve
             throw new UsageException("--size over " + Payload.MAX_EVENT_BYTES + " bytes needs large events: mode "
                     + "large-events, or bench --large-events");
         }
+        if (virtualLatencyThread && (!mode.equals("bench") || writers > 1 || kvtBench || batch || byteStream
+                || transactions > 0)) {
+            throw new UsageException("--latency-thread applies to bench's plain workload (its awaited writes)");
+        }
+        if (virtualLatencyThread && Runtime.version().feature() < 21) {
+            throw new UsageException("--latency-thread virtual needs a JDK 21 or newer, but this is "
+                    + Runtime.version() + " (set SLUICE_COMPAT_JAVA_HOME)");
+        }
         if (pooling && writers < 2) {
             throw new UsageException("--connection-pooling goes with --writers W (more than 1)");
         }
@@ -396,7 +416,7 @@ record Options(String mode, URI controller, String scope, String stream, int eve
         return new Options(mode, controller, scope, stream, events, size, segments, readers, timeout, latency,
                 warmup, parts, keep || existingStream, keysFile, action, transactions, txnEvents, writer,
                 txnId, leaseSeconds, role, largeEvents, byteStream, kvtBench, kvtConcurrency, kvtBatch, batch,
-                writers, pooling);
+                writers, pooling, virtualLatencyThread);
     }
 
     /**
