@@ -429,6 +429,9 @@ final class Workload {
         if (e instanceof Error err) {
             throw err;
         }
+        if (e != null) {
+            throw new IllegalStateException("the awaited writes failed: " + e, e);
+        }
     }
 
     /** @return a run's {@code latency} object from the awaited writes' latencies (sorted): nearest-rank percentiles */
