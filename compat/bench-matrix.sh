@@ -11,7 +11,7 @@
 #                          [--transactions T --txn-events N] [--large-events] [--byte-stream] [--batch]
 #                          [--kvt [--kvt-concurrency C] [--kvt-batch B]]
 #                          [--official-pooling] [--clients official,sluice] [--client-jvm-opts 'OPTS']
-#                          [--latency-thread platform|virtual]
+#                          [--latency-thread platform|virtual] [--official-java-home DIR]
 #                          [--rounds N] [--servers sluice-mem,sluice-fsync,pravega] [--out DIR]
 #
 # Each round runs both clients once per server, alternating which goes first; the table shows the median over the
@@ -43,7 +43,9 @@
 # buffer and a thread, to every segment of the stream, and 100 writers on 16 segments exhaust a 1 GiB heap.
 # --latency-thread virtual has both clients make their awaited writes on a virtual thread instead of their main
 # (platform) thread, as an application built on virtual threads does; the official driver then runs on the
-# launcher's JDK (it needs 21 or newer), not on the JDK 17 it otherwise prefers.
+# launcher's JDK (it needs 21 or newer), not on the JDK 17 it otherwise prefers. --official-java-home DIR runs the
+# official driver on that JDK and nothing else (SLUICE_COMPAT_JAVA_HOME would move the standalone too), e.g. the
+# launcher's, so that both clients run on one JDK.
 # --clients runs only the clients named (both by default). --client-jvm-opts gives both clients' JVMs the same
 # extra options (SLUICE_JAVA_OPTS and SLUICE_OFFICIAL_JAVA_OPTS), e.g. '-Xms1g -XX:+AlwaysPreTouch': on a machine
 # where fresh memory is slow to touch (docs/benchmarks.md) a pre-touched heap decides the 100 B write rate.
@@ -57,7 +59,7 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
 events=100000 size=100 segments=4 readers=2 rounds=3 latency=2000 transactions=0 txn_events=100 large=0 bytes=0
-writers=1 official_pooling=0 clients=official,sluice client_jvm_opts="" latency_thread=platform
+writers=1 official_pooling=0 clients=official,sluice client_jvm_opts="" latency_thread=platform official_java_home=""
 servers=sluice-mem,sluice-fsync,pravega
 kvt=0 kvt_conc=16 kvt_batch=100
 out=target/bench-matrix
@@ -99,6 +101,7 @@ while [ $# -gt 0 ]; do
     --clients) clients=$2; shift 2 ;;
     --client-jvm-opts) client_jvm_opts=$2; shift 2 ;;
     --latency-thread) latency_thread=$2; shift 2 ;;
+    --official-java-home) official_java_home=$2; shift 2 ;;
     --transactions) transactions=$2; shift 2 ;;
     --txn-events) txn_events=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
@@ -213,6 +216,11 @@ case "$latency_thread" in
     official_env=("SLUICE_COMPAT_JAVA_HOME=${SLUICE_COMPAT_JAVA_HOME:-$SLUICE_JAVA_HOME}") ;;
   *) echo "bench-matrix: --latency-thread must be platform or virtual, but is '$latency_thread'" >&2; exit 2 ;;
 esac
+if [ -n "$official_java_home" ]; then
+  [ -x "$official_java_home/bin/java" ] || {
+    echo "bench-matrix: --official-java-home $official_java_home has no bin/java" >&2; exit 2; }
+  official_env=("SLUICE_COMPAT_JAVA_HOME=$official_java_home")
+fi
 official_args=()
 if [ "$official_pooling" = 1 ] && [ "$writers" -gt 1 ]; then
   official_args=(--connection-pooling)
@@ -415,7 +423,8 @@ fi
 echo
 echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $events events x $size B," \
   "$segments segments, $readers readers, $latency awaited writes$([ "$latency_thread" = virtual ] &&
-    echo " on a virtual thread")$([ -n "$client_jvm_opts" ] &&
+    echo " on a virtual thread")$([ -n "$official_java_home" ] &&
+    echo "; the official client on $official_java_home")$([ -n "$client_jvm_opts" ] &&
     echo "; both clients with $client_jvm_opts"); median of $rounds rounds"
 echo
 echo "| server | ready ms | idle RSS MiB | client | write ev/s | read ev/s | p50 us | p99 us | failed runs |"
