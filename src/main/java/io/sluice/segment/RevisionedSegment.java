@@ -336,7 +336,7 @@ public final class RevisionedSegment implements AutoCloseable {
                         }
                         return ack.currentSegmentWriteOffset() >= 0 ? ack.currentSegmentWriteOffset() : latestRevision();
                     }
-                    // an older acknowledgement: nothing of ours is waiting for it
+                    throw unexpectedEventNumber("DataAppended", ack.eventNumber(), a);
                 }
                 case ConditionalCheckFailed failed -> {
                     if (failed.eventNumber() == a.eventNumber) {
@@ -346,7 +346,7 @@ public final class RevisionedSegment implements AutoCloseable {
                         }
                         return CONFLICT;
                     }
-                    // about an older append: already resolved
+                    throw unexpectedEventNumber("ConditionalCheckFailed", failed.eventNumber(), a);
                 }
                 case KeepAlive k -> {
                     // liveness only
@@ -361,6 +361,17 @@ public final class RevisionedSegment implements AutoCloseable {
                 default -> throw new ProtocolException("segment store answered an append to " + segment + " with " + r.type());
             }
         }
+    }
+
+    /**
+     * A reply about another append than the one outstanding. Appends take turns (the append permit), and every earlier
+     * one was resolved on this session or ended it, so no honest reply names another event number: the session's
+     * replies cannot be trusted, and waiting on would only run into the request timeout. The session is dropped and the
+     * append retried at once; the new session's {@code AppendSetup} tells whether it landed.
+     */
+    private ConnectionFailedException unexpectedEventNumber(String reply, long eventNumber, PendingAppend a) {
+        return new ConnectionFailedException("segment store answered append " + a.eventNumber + " of writer " + writerId
+                + " on " + segment + " with " + reply + " for event " + eventNumber + "; setting the session up again");
     }
 
     /** Opens a lease and sets the append session up on it; returns the server's last event number of this writer. */

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.common.Retry;
 import io.sluice.common.Threads;
@@ -329,6 +330,59 @@ class RevisionedSegmentTest {
             assertThat(appends).hasSize(2).extracting(c -> ((ConditionalAppend) c).eventNumber()).containsOnly(1L);
             GetSegmentAttribute asked = (GetSegmentAttribute) ofType(fake.received(), GetSegmentAttribute.class).get(0);
             assertThat(asked.attributeId()).isEqualTo(log.writerId());
+        }
+    }
+
+    /** Waits long for replies: a client that waited out its request timeout would fail the test's own. */
+    private static final SegmentCalls.Config PATIENT = new SegmentCalls.Config(
+            Retry.withExpBackoff(Duration.ofMillis(1), 2, 30, Duration.ofMillis(50)), Duration.ofMinutes(5));
+
+    @Test
+    @Timeout(20)
+    void conditionalCheckFailedNamingAnotherAppendEndsTheSessionAtOnce() throws IOException {
+        AtomicInteger appends = new AtomicInteger();
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore((conn, request, peer) -> {
+            switch (request) {
+                case SetupAppend s -> peer.send(new AppendSetup(s.requestId(), SEG, s.writerId(),
+                        WireProtocol.NULL_ATTRIBUTE_VALUE));
+                // the first answer names an append this writer never had outstanding (a corrupted reply)
+                case ConditionalAppend a -> peer.send(new ConditionalCheckFailed(a.writerId(),
+                        appends.incrementAndGet() == 1 ? a.eventNumber() + 41 : a.eventNumber(), a.requestId()));
+                // the resent copy's conflict makes the client ask whether the first copy landed: it did not
+                case GetSegmentAttribute g -> peer.send(new SegmentAttribute(g.requestId(), WireProtocol.NULL_ATTRIBUTE_VALUE));
+                default -> throw new AssertionError("unexpected " + request);
+            }
+        })) {
+            RevisionedSegment log = new RevisionedSegment(SEG, pool, SegmentLocator.fixed(fake.endpoint()), () -> null,
+                    PATIENT);
+            clients.add(log);
+            assertThat(log.writeConditionally(0, bytes("abc"))).isEqualTo(RevisionedSegment.CONFLICT);
+            assertThat(ofType(fake.received(), SetupAppend.class)).as("the session was set up again").hasSize(2);
+            assertThat(ofType(fake.received(), ConditionalAppend.class)).hasSize(2)
+                    .extracting(c -> ((ConditionalAppend) c).eventNumber()).containsOnly(1L);
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void dataAppendedNamingAnEarlierAppendEndsTheSessionAndTheSetupSaysItLanded() throws IOException {
+        AtomicInteger setups = new AtomicInteger();
+        try (ScriptedSegmentStore fake = new ScriptedSegmentStore((conn, request, peer) -> {
+            switch (request) {
+                // the second setup reports the append durable
+                case SetupAppend s -> peer.send(new AppendSetup(s.requestId(), SEG, s.writerId(),
+                        setups.incrementAndGet() == 1 ? WireProtocol.NULL_ATTRIBUTE_VALUE : 1));
+                // applied, but the acknowledgement names event 0, which this writer never sent
+                case ConditionalAppend a -> peer.send(new DataAppended(a.requestId(), a.writerId(), 0, -1, 51));
+                default -> throw new AssertionError("unexpected " + request);
+            }
+        })) {
+            RevisionedSegment log = new RevisionedSegment(SEG, pool, SegmentLocator.fixed(fake.endpoint()), () -> null,
+                    PATIENT);
+            clients.add(log);
+            assertThat(log.writeConditionally(40, bytes("abc"))).isEqualTo(40 + 8 + 3);
+            assertThat(ofType(fake.received(), ConditionalAppend.class)).as("never sent again").hasSize(1);
+            assertThat(setups).hasValue(2);
         }
     }
 
