@@ -57,8 +57,7 @@ final class SegmentLengths implements AutoCloseable {
         Map<Segment, SegmentInfo> infos = new LinkedHashMap<>();
         for (Segment segment : segments) {
             DelegationTokenProvider provider = tokens.computeIfAbsent(segment.scopedStream(), s -> {
-                DelegationTokenProvider p = new DelegationTokenProvider(s.scope(), s.name(), AccessOperation.READ,
-                        () -> controller.delegationToken(s, AccessOperation.READ));
+                DelegationTokenProvider p = DelegationTokenProvider.fromController(controller, s, AccessOperation.READ);
                 p.offer(delegationToken); // "" (no auth) is never fetched again; an expired token is refreshed
                 return p;
             });

@@ -39,8 +39,8 @@ final class BatchClientImpl implements BatchClient {
     }
 
     private DelegationTokenProvider tokens(ScopedStream stream) {
-        return tokens.computeIfAbsent(stream, s -> new DelegationTokenProvider(s.scope(), s.name(),
-                AccessOperation.READ, () -> controller.delegationToken(s, AccessOperation.READ)));
+        return tokens.computeIfAbsent(stream, s -> DelegationTokenProvider.fromController(controller, s,
+                AccessOperation.READ));
     }
 
     private SegmentMetadataClient metadata(Segment segment) {

@@ -39,8 +39,7 @@ final class ByteStreamReaderImpl extends ByteStreamReader {
     ByteStreamReaderImpl(ScopedStream stream, ControllerClient controller, SegmentStores stores) {
         this.stream = Objects.requireNonNull(stream, "stream");
         this.stores = stores;
-        this.tokens = new DelegationTokenProvider(stream.scope(), stream.name(), AccessOperation.READ,
-                () -> controller.delegationToken(stream, AccessOperation.READ));
+        this.tokens = DelegationTokenProvider.fromController(controller, stream, AccessOperation.READ);
         StreamCut head = controller.headStreamCut(stream);
         if (head.positions().size() != 1) {
             throw new IllegalArgumentException("stream " + stream + " has " + head.positions().size()

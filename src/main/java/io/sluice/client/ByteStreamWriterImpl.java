@@ -59,8 +59,8 @@ final class ByteStreamWriterImpl extends ByteStreamWriter implements SegmentWrit
     ByteStreamWriterImpl(ScopedStream stream, WriterConfig config, ControllerClient controller, SegmentStores stores) {
         this.stream = Objects.requireNonNull(stream, "stream");
         this.config = Objects.requireNonNull(config, "config");
-        DelegationTokenProvider tokens = new DelegationTokenProvider(stream.scope(), stream.name(),
-                AccessOperation.READ_WRITE, () -> controller.delegationToken(stream, AccessOperation.READ_WRITE));
+        DelegationTokenProvider tokens = DelegationTokenProvider.fromController(controller, stream,
+                AccessOperation.READ_WRITE);
         StreamSegments current = controller.currentSegments(stream);
         if (current.ranges().isEmpty()) {
             throw new SegmentSealedException("byte stream " + stream + " is sealed: it takes no more bytes");

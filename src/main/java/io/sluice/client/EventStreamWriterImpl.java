@@ -200,8 +200,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
         this.large = new LargeEventWriter(stores.calls().withConfig(new SegmentCalls.Config(
                 RetryPolicies.toRetry(config.retry()), Duration.ofSeconds(30))));
         this.largeWrites = new LargeWriteQueue(stream.toString(), config.backpressureTimeout());
-        this.tokens = new DelegationTokenProvider(stream.scope(), stream.name(), AccessOperation.READ_WRITE,
-                () -> controller.delegationToken(stream, AccessOperation.READ_WRITE));
+        this.tokens = DelegationTokenProvider.fromController(controller, stream, AccessOperation.READ_WRITE);
         StreamSegments current = controller.currentSegments(stream);
         if (current.ranges().isEmpty()) {
             throw new SegmentSealedException("stream " + stream + " has no open segments: it is sealed");

@@ -78,8 +78,8 @@ final class GroupStateClient implements AutoCloseable {
             throw new NoSuchStreamException("reader group '" + scope + "/" + group + "' has no usable state stream ("
                     + segments.ranges().size() + " open segments in " + stateStream + "): is it being deleted?");
         }
-        DelegationTokenProvider tokens = new DelegationTokenProvider(scope, stateStream.name(),
-                AccessOperation.READ_WRITE, () -> controller.delegationToken(stateStream, AccessOperation.READ_WRITE));
+        DelegationTokenProvider tokens = DelegationTokenProvider.fromController(controller, stateStream,
+                AccessOperation.READ_WRITE);
         tokens.offer(segments.delegationToken());
         GroupStateClient client = new GroupStateClient(scope, group, stores, segments.segments().get(0),
                 tokens);

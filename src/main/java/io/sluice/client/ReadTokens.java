@@ -22,7 +22,7 @@ final class ReadTokens {
 
     /** @return the provider of tokens to read {@code stream} (the same one every time) */
     DelegationTokenProvider forStream(ScopedStream stream) {
-        return tokens.computeIfAbsent(stream, s -> new DelegationTokenProvider(s.scope(), s.name(),
-                AccessOperation.READ, () -> controller.delegationToken(s, AccessOperation.READ)));
+        return tokens.computeIfAbsent(stream, s -> DelegationTokenProvider.fromController(controller, s,
+                AccessOperation.READ));
     }
 }

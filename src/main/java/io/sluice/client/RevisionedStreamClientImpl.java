@@ -49,8 +49,7 @@ final class RevisionedStreamClientImpl<T> implements RevisionedStreamClient<T> {
         if (first == null) {
             throw new NoSuchStreamException("stream " + s + " has no open segment to keep a log in: is it sealed?");
         }
-        DelegationTokenProvider tokens = new DelegationTokenProvider(scope, stream, AccessOperation.READ_WRITE,
-                () -> controller.delegationToken(s, AccessOperation.READ_WRITE));
+        DelegationTokenProvider tokens = DelegationTokenProvider.fromController(controller, s, AccessOperation.READ_WRITE);
         tokens.offer(segments.delegationToken());
         return new RevisionedSegment(first.segment().qualifiedName(), stores, () -> tokens,
                 SegmentCalls.Config.DEFAULT);

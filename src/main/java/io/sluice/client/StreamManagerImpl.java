@@ -127,8 +127,7 @@ final class StreamManagerImpl implements StreamManager {
         if (current.ranges().isEmpty()) {
             return new StreamInfo(s, config, head, StreamCut.UNBOUNDED, true);
         }
-        DelegationTokenProvider tokens = new DelegationTokenProvider(scope, stream, AccessOperation.READ,
-                () -> controller.delegationToken(s, AccessOperation.READ));
+        DelegationTokenProvider tokens = DelegationTokenProvider.fromController(controller, s, AccessOperation.READ);
         if (!current.delegationToken().isEmpty()) {
             tokens.offer(current.delegationToken());
         }

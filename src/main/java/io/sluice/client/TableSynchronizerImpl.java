@@ -133,8 +133,8 @@ final class TableSynchronizerImpl<K, V> implements TableSynchronizer<K, V> {
                     + name + "'");
         }
         ScopedStream resource = ScopedStream.of(scope, tableStreamName(name));
-        DelegationTokenProvider tokens = new DelegationTokenProvider(scope, resource.name(), AccessOperation.READ_WRITE,
-                () -> controller.delegationToken(resource, AccessOperation.READ_WRITE));
+        DelegationTokenProvider tokens = DelegationTokenProvider.fromController(controller, resource,
+                AccessOperation.READ_WRITE);
         TableSegmentClient table = new TableSegmentClient(calls, Segment.of(resource, 0, 0).qualifiedName(), tokens);
         table.create();
         TableSynchronizerImpl<K, V> sync = new TableSynchronizerImpl<>(scope, name, table, keySerializer,

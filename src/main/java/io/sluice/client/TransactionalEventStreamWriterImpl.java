@@ -42,8 +42,7 @@ final class TransactionalEventStreamWriterImpl<T> implements TransactionalEventS
         this.config = Objects.requireNonNull(config, "config");
         this.controller = controller;
         this.stores = stores;
-        this.tokens = new DelegationTokenProvider(stream.scope(), stream.name(), AccessOperation.READ_WRITE,
-                () -> controller.delegationToken(stream, AccessOperation.READ_WRITE));
+        this.tokens = DelegationTokenProvider.fromController(controller, stream, AccessOperation.READ_WRITE);
     }
 
     @Override

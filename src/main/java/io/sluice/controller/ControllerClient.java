@@ -552,6 +552,18 @@ public interface ControllerClient extends AutoCloseable {
     String delegationToken(ScopedStream stream, AccessOperation operation);
 
     /**
+     * Whether this controller has answered a request for a delegation token ({@code getDelegationToken}, or the token
+     * that comes with {@code getCurrentSegments}) with the empty token. A Pravega controller does exactly when it runs
+     * without auth, and then for every stream, so a client that knows it need not ask again for another stream's.
+     * Never blocks.
+     *
+     * @return true once an empty token was seen; false before (and always for a controller that runs with auth)
+     */
+    default boolean grantsEmptyTokens() {
+        return false;
+    }
+
+    /**
      * RPC {@code getControllerServerList}.
      *
      * @return the controller instances

@@ -93,6 +93,8 @@ public final class GrpcControllerClient implements ControllerClient {
     private final ControllerServiceBlockingStub stub;
     private final List<ManagedChannel> channels;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Set once the controller answered with an empty delegation token: it runs without auth. */
+    private volatile boolean grantsEmptyTokens;
 
     /**
      * A client on a channel built elsewhere (tests use an in-process channel). The client owns the channel and
@@ -357,8 +359,10 @@ public final class GrpcControllerClient implements ControllerClient {
 
     @Override
     public StreamSegments currentSegments(ScopedStream stream) {
-        return ProtoMapper.streamSegments(call("getCurrentSegments", stream, streamNotFound(stream),
+        StreamSegments segments = ProtoMapper.streamSegments(call("getCurrentSegments", stream, streamNotFound(stream),
                 s -> s.getCurrentSegments(ProtoMapper.streamInfo(stream))));
+        noteToken(segments.delegationToken());
+        return segments;
     }
 
     @Override
@@ -631,8 +635,21 @@ public final class GrpcControllerClient implements ControllerClient {
     @Override
     public String delegationToken(ScopedStream stream, AccessOperation operation) {
         Objects.requireNonNull(operation, "operation");
-        return call("getDelegationToken", stream, streamNotFound(stream),
-                s -> s.getDelegationToken(ProtoMapper.streamInfo(stream, operation))).getDelegationToken();
+        return noteToken(call("getDelegationToken", stream, streamNotFound(stream),
+                s -> s.getDelegationToken(ProtoMapper.streamInfo(stream, operation))).getDelegationToken());
+    }
+
+    @Override
+    public boolean grantsEmptyTokens() {
+        return grantsEmptyTokens;
+    }
+
+    /** @return {@code token}, after noting whether it is the empty one (the controller runs without auth) */
+    private String noteToken(String token) {
+        if (token.isEmpty() && !grantsEmptyTokens) {
+            grantsEmptyTokens = true;
+        }
+        return token;
     }
 
     @Override

@@ -12,10 +12,12 @@ import io.sluice.auth.AccessOperation;
 import io.sluice.common.Deadline;
 import io.sluice.common.Jwt;
 import io.sluice.common.TokenCache;
+import io.sluice.controller.ControllerClient;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.SluiceException;
 import io.sluice.errors.StreamingInterruptedException;
+import io.sluice.stream.ScopedStream;
 
 /**
  * Keeps the controller's delegation token for one (scope, stream, access) and hands it to every wire command that
@@ -90,6 +92,30 @@ public final class DelegationTokenProvider {
      */
     public DelegationTokenProvider(String scope, String stream, AccessOperation access, TokenSource source) {
         this(scope, stream, access, source, DEFAULT_REFRESH_THRESHOLD, DEFAULT_FETCH_TIMEOUT, InstantSource.system());
+    }
+
+    /**
+     * A provider of {@code controller}'s tokens for {@code stream} ({@code getDelegationToken}), with the defaults. If
+     * the controller has already answered with the empty token ({@link ControllerClient#grantsEmptyTokens()}: it runs
+     * without auth, for every stream), the provider starts with that token and never calls, as one that fetched it
+     * would: the first request on the stream does not wait for a round trip to the controller.
+     *
+     * @param controller the controller to ask
+     * @param stream the stream
+     * @param access what the token is for
+     * @return the provider
+     * @throws NullPointerException if an argument is null
+     */
+    public static DelegationTokenProvider fromController(ControllerClient controller, ScopedStream stream,
+                                                         AccessOperation access) {
+        Objects.requireNonNull(controller, "controller");
+        Objects.requireNonNull(access, "access");
+        DelegationTokenProvider p = new DelegationTokenProvider(stream.scope(), stream.name(), access,
+                () -> controller.delegationToken(stream, access));
+        if (controller.grantsEmptyTokens()) {
+            p.offer("");
+        }
+        return p;
     }
 
     /**

@@ -610,6 +610,27 @@ class GrpcControllerClientTest {
     }
 
     @Test
+    void anEmptyTokenFromGetDelegationTokenSaysTheControllerGrantsEmptyTokens() throws Exception {
+        fake.reply("getDelegationToken", DelegationToken.newBuilder().setDelegationToken("jwt").build(),
+                DelegationToken.newBuilder().setDelegationToken("").build());
+        client.delegationToken(STREAM, AccessOperation.READ);
+        assertThat(client.grantsEmptyTokens()).as("after a real token").isFalse();
+        assertThat(client.delegationToken(STREAM, AccessOperation.READ)).isEmpty();
+        assertThat(client.grantsEmptyTokens()).isTrue();
+    }
+
+    @Test
+    void anEmptyTokenWithTheCurrentSegmentsSaysTheControllerGrantsEmptyTokens() throws Exception {
+        fake.reply("getCurrentSegments",
+                SegmentRanges.newBuilder().addSegmentRanges(range(SEG0, 0.0, 1.0)).setDelegationToken("tok").build(),
+                SegmentRanges.newBuilder().addSegmentRanges(range(SEG0, 0.0, 1.0)).build());
+        client.currentSegments(STREAM);
+        assertThat(client.grantsEmptyTokens()).as("after a real token").isFalse();
+        client.currentSegments(STREAM);
+        assertThat(client.grantsEmptyTokens()).isTrue();
+    }
+
+    @Test
     void removeWriter() throws Exception {
         fake.reply("removeWriter", RemoveWriterResponse.newBuilder().setResult(RemoveWriterResponse.Status.SUCCESS)
                 .build(),

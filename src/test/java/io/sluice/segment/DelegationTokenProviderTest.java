@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.lang.reflect.Proxy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,10 +27,12 @@ import io.sluice.auth.AccessOperation;
 import io.sluice.common.TestJwts;
 import io.sluice.common.TokenCache;
 import io.sluice.common.Deadline;
+import io.sluice.controller.ControllerClient;
 import io.sluice.errors.ConnectionFailedException;
 import io.sluice.errors.DeadlineExceededException;
 import io.sluice.errors.ProtocolException;
 import io.sluice.errors.StreamingInterruptedException;
+import io.sluice.stream.ScopedStream;
 
 @Timeout(30)
 class DelegationTokenProviderTest {
@@ -100,6 +103,42 @@ class DelegationTokenProviderTest {
             assertThat(tokens.token()).isEqualTo(t1);
         }
         assertThat(source.calls()).isEqualTo(1);
+    }
+
+    /**
+     * A controller that answers getDelegationToken from {@code source} and says whether it grants empty tokens; any
+     * other call fails the test.
+     */
+    private static ControllerClient controller(ScriptedSource source, boolean grantsEmptyTokens) {
+        return (ControllerClient) Proxy.newProxyInstance(ControllerClient.class.getClassLoader(),
+                new Class<?>[] {ControllerClient.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "delegationToken" -> source.fetch();
+                    case "grantsEmptyTokens" -> grantsEmptyTokens;
+                    default -> throw new AssertionError("unexpected controller call " + method.getName());
+                });
+    }
+
+    @Test
+    void fromAControllerThatGrantsEmptyTokensStartsWithTheEmptyTokenAndNeverAsks() {
+        DelegationTokenProvider tokens = DelegationTokenProvider.fromController(controller(source, true),
+                ScopedStream.of("scope", "stream"), AccessOperation.READ);
+        assertThat(tokens.token()).isEmpty();
+        assertThat(tokens.token()).isEmpty();
+        // as for an empty token fetched: it is the controller's answer for as long as it runs without auth
+        assertThat(tokens.refreshAfterExpired("")).isEmpty();
+        assertThat(source.calls()).as("no call to the controller").isZero();
+    }
+
+    @Test
+    void fromAControllerNotKnownToGrantEmptyTokensAsksOnFirstUse() {
+        DelegationTokenProvider tokens = DelegationTokenProvider.fromController(controller(source, false),
+                ScopedStream.of("scope", "stream"), AccessOperation.READ);
+        String t1 = jwt(120, "t1");
+        source.answer(t1);
+        assertThat(tokens.token()).isEqualTo(t1);
+        assertThat(source.calls()).isEqualTo(1);
+        assertThat(tokens.access()).isEqualTo(AccessOperation.READ);
+        assertThat(tokens.stream()).isEqualTo("stream");
     }
 
     @Test
