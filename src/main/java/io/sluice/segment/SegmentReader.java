@@ -64,7 +64,9 @@ public final class SegmentReader implements AutoCloseable {
     /**
      * How a reader behaves.
      *
-     * @param bufferBytes bytes a reader may hold that the consumer has not taken yet (the prefetch window)
+     * @param bufferBytes bytes a reader may hold that the consumer has not taken yet: the largest prefetch window
+     *     (an event reader starts smaller, see {@link #START_WINDOW_BYTES}; an event larger than the window is still
+     *     read whole)
      * @param retry how lost connections are retried before the reader fails
      * @param fetchLargeAhead whether an event larger than the window is fetched whole as soon as its header arrives
      *     (while the consumer may still be busy with the event before it), or only once the consumer asks for it
@@ -72,6 +74,12 @@ public final class SegmentReader implements AutoCloseable {
      *     consumer that handles one event at a time never has two large events in memory at once
      */
     public record Config(int bufferBytes, Retry retry, boolean fetchLargeAhead) {
+        /**
+         * The window an event reader starts with when {@code bufferBytes} is larger: it grows (doubling) up to
+         * {@code bufferBytes} only while the consumer keeps waiting on fetches of a segment that has more data.
+         */
+        public static final int START_WINDOW_BYTES = 256 * 1024;
+
         /** 256 KiB of prefetch; Pravega's retry policy; large events fetched ahead. */
         public static final Config DEFAULT = new Config(256 * 1024, Retry.withExpBackoff(Duration.ofMillis(1), 10, 10,
                 Duration.ofSeconds(20)));
@@ -186,6 +194,15 @@ public final class SegmentReader implements AutoCloseable {
      * than the window may be fetched (without {@link Config#fetchLargeAhead}).
      */
     private boolean demand;
+    /**
+     * Guarded by lock: how many bytes the prefetcher reads ahead now, at most {@link Config#bufferBytes}. An event
+     * reader starts at {@link Config#START_WINDOW_BYTES} (or the whole buffer, if smaller) and doubles it when a read
+     * arrives after the consumer took everything the one before brought, and the segment has more beyond it (the
+     * fetches, not the consumer, bound the reading); a byte reader uses the whole buffer from the start.
+     */
+    private int window;
+    /** Guarded by lock: the consumer took an event since the prefetcher last delivered data. */
+    private boolean tookSinceDelivery;
     /** Consumer thread: what {@link #hasSomething()} said as the last {@link #next()} returned. */
     private boolean more;
     private volatile boolean closed;
@@ -239,6 +256,7 @@ public final class SegmentReader implements AutoCloseable {
             this.data = new EventBuffer(events);
         }
         this.config = Objects.requireNonNull(config, "config");
+        this.window = raw ? config.bufferBytes() : Math.min(config.bufferBytes(), Config.START_WINDOW_BYTES);
         this.calls = new SegmentCalls(pool, locator, new SegmentCalls.Config(config.retry(), CONNECT_TIMEOUT));
         this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.listener = Objects.requireNonNull(listener, "listener");
@@ -270,6 +288,9 @@ public final class SegmentReader implements AutoCloseable {
                 throw failure;
             }
             demand = e == null;
+            if (e != null) {
+                tookSinceDelivery = true;
+            }
             if (demand && prefetcherWaiting && holdingBack()) {
                 room.signal();
             }
@@ -393,7 +414,7 @@ public final class SegmentReader implements AutoCloseable {
      */
     private boolean holdingBack() {
         return !config.fetchLargeAhead() && events != null && !data.ready() && data.missing() > 0
-                && data.buffered() >= config.bufferBytes();
+                && data.buffered() >= window;
     }
 
     /**
@@ -409,9 +430,19 @@ public final class SegmentReader implements AutoCloseable {
         }
     }
 
+    /** @return how many bytes the prefetcher reads ahead now (see {@link Config}); for tests and diagnostics */
+    public int window() {
+        lock.lock();
+        try {
+            return window;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Under the lock: wakes the prefetcher only when it waits and now has something to do. */
     private void wakePrefetcherIfRoom() {
-        if (prefetcherWaiting && (data.buffered() < config.bufferBytes() / 2 || !data.ready())) {
+        if (prefetcherWaiting && (data.buffered() < window / 2 || !data.ready())) {
             room.signal();
         }
     }
@@ -434,7 +465,7 @@ public final class SegmentReader implements AutoCloseable {
                 try {
                     // an event larger than the window is fetched whole (without fetchLargeAhead, once the consumer
                     // asks for it): the consumer cannot make room before it is
-                    while (!closed && !endOfSegment && (data.buffered() >= config.bufferBytes() / 2 && data.ready()
+                    while (!closed && !endOfSegment && (data.buffered() >= window / 2 && data.ready()
                             || holdingBack() && !demand)) {
                         prefetcherWaiting = true;
                         try {
@@ -447,7 +478,7 @@ public final class SegmentReader implements AutoCloseable {
                         return;
                     }
                     int missing = config.fetchLargeAhead() || demand ? data.missing() : 0;
-                    want = (int) Math.min(Math.max(config.bufferBytes() - data.buffered(), missing),
+                    want = (int) Math.min(Math.max(window - data.buffered(), missing),
                             endOffset - readOffset);
                 } finally {
                     lock.unlock();
@@ -473,9 +504,10 @@ public final class SegmentReader implements AutoCloseable {
                         ByteBuffer data = r.data();
                         int n = (int) Math.min(data.remaining(), endOffset - readOffset);
                         readOffset += n;
-                        deliver(data.limit(data.position() + n), r.endOfSegment() || readOffset >= endOffset);
+                        deliver(data.limit(data.position() + n), r.endOfSegment() || readOffset >= endOffset,
+                                !r.atTail());
                     }
-                    case SegmentIsSealed s -> deliver(ByteBuffer.allocate(0), true);
+                    case SegmentIsSealed s -> deliver(ByteBuffer.allocate(0), true, false);
                     case SegmentIsTruncated t -> {
                         fail(calls.failure(segment, tokens.get(), sentToken, t));
                         return;
@@ -534,10 +566,22 @@ public final class SegmentReader implements AutoCloseable {
         throw new StreamingInterruptedException("reader of " + segment + " closed", null);
     }
 
-    private void deliver(ByteBuffer read, boolean end) {
+    /**
+     * Hands a read's data to the consumer.
+     *
+     * @param end the segment ends with it
+     * @param moreBeyond the segment had more data than the read returned (it did not reach the tail)
+     */
+    private void deliver(ByteBuffer read, boolean end, boolean moreBeyond) {
         boolean wake;
         lock.lock();
         try {
+            // the consumer took all the last read brought before this one arrived: the reads, not the consumer,
+            // bound the reading
+            if (moreBeyond && !end && tookSinceDelivery && !data.ready() && window < config.bufferBytes()) {
+                window = (int) Math.min((long) window * 2, config.bufferBytes());
+            }
+            tookSinceDelivery = false;
             boolean hadEvent = data.ready();
             data.add(read);
             if (end) {

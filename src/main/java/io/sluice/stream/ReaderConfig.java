@@ -40,9 +40,12 @@ import java.util.Objects;
  * @param offlineTimeout how long the reader may go without a heartbeat before other readers of the group remove it
  *     and take over its segments; must be at least three group refresh intervals (readers heartbeat once per
  *     interval)
- * @param bufferBytes the prefetch window of each segment the reader owns: at most this many bytes are read ahead
- *     per segment (an idle segment buffers nothing). An event larger than this (a large event, see
- *     {@link WriterConfig#withLargeEvents}) is still read whole: the reader then holds about the event's size
+ * @param bufferBytes the largest prefetch window of each segment the reader owns: at most this many bytes are read
+ *     ahead per segment (an idle segment buffers nothing). A segment starts with a window of 256 KiB (or this, if
+ *     smaller), and doubles it up to this only while the reader keeps waiting for the segment's data although the
+ *     segment has more (its reads, not the application, bound the reading: large events, a fast consumer). An event
+ *     larger than this (a large event, see {@link WriterConfig#withLargeEvents}) is still read whole: the reader then
+ *     holds about the event's size
  * @param retry how lost connections are retried before reads fail; as for writers ({@link WriterConfig#retry()}),
  *     at most {@link RetryPolicy#maxReconnectBackoff()} (250 ms by default) passes between reconnect attempts, and
  *     reads
@@ -64,10 +67,10 @@ public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferB
     }
 
     /**
-     * {@link AckMode#ON_READ}, 30 s offline timeout, 256 KiB prefetch per segment, Pravega's retry policy, 30 s ack
-     * timeout.
+     * {@link AckMode#ON_READ}, 30 s offline timeout, a prefetch window of 256 KiB growing up to 1 MiB per segment (as
+     * Pravega's client buffers 1 MiB per segment), Pravega's retry policy, 30 s ack timeout.
      */
-    public static final ReaderConfig DEFAULT = new ReaderConfig(AckMode.ON_READ, Duration.ofSeconds(30), 256 * 1024,
+    public static final ReaderConfig DEFAULT = new ReaderConfig(AckMode.ON_READ, Duration.ofSeconds(30), 1024 * 1024,
             RetryPolicy.PRAVEGA, Duration.ofSeconds(30));
 
     /**
@@ -99,7 +102,7 @@ public record ReaderConfig(AckMode ackMode, Duration offlineTimeout, int bufferB
         return new ReaderConfig(ackMode, timeout, bufferBytes, retry, ackTimeout);
     }
 
-    /** @return a copy with another prefetch window per segment */
+    /** @return a copy with another largest prefetch window per segment (see {@link ReaderConfig}) */
     public ReaderConfig withBufferBytes(int bytes) {
         return new ReaderConfig(ackMode, offlineTimeout, bytes, retry, ackTimeout);
     }

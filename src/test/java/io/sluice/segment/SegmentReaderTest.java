@@ -118,6 +118,38 @@ class SegmentReaderTest {
     }
 
     @Test
+    void theWindowGrowsToTheBufferWhileTheConsumerWaitsOnASegmentWithMoreData() throws Exception {
+        write(SEG, 0, 400, 10 * 1024);   // about 4 MiB
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 1024 * 1024);
+        assertThat(r.window()).as("an event reader starts small").isEqualTo(SegmentReader.Config.START_WINDOW_BYTES);
+        List<SegmentReader.ReadEvent> events = take(r, 400);
+        assertThat(events).hasSize(400);
+        assertThat(text(events.get(399))).startsWith("event-399-");
+        assertThat(r.window()).as("a consumer that drains every read grows it to the buffer").isEqualTo(1024 * 1024);
+    }
+
+    @Test
+    void theWindowStaysWhereItStartsAtTheTail() throws Exception {
+        write(SEG, 0, 5, 100);
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 1024 * 1024);
+        assertThat(take(r, 5)).hasSize(5);
+        assertThat(r.next()).isNull();   // the consumer waits, at the tail
+        write(SEG, 5, 5, 100);
+        assertThat(take(r, 5)).hasSize(5);
+        assertThat(r.window()).as("reads that reach the tail do not grow it").isEqualTo(
+                SegmentReader.Config.START_WINDOW_BYTES);
+    }
+
+    @Test
+    void aBufferNoLargerThanTheStartWindowIsTheWindow() throws Exception {
+        write(SEG, 0, 100, 10 * 1024);
+        SegmentReader r = reader(SEG, 0, Long.MAX_VALUE, 64 * 1024);
+        assertThat(r.window()).isEqualTo(64 * 1024);
+        assertThat(take(r, 100)).hasSize(100);
+        assertThat(r.window()).isEqualTo(64 * 1024);
+    }
+
+    @Test
     void anEventLargerThanTheBufferIsReadWhole() throws Exception {
         write(SEG, 0, 3, 100);
         write(SEG, 3, 1, 3 * 1024 * 1024);
