@@ -75,8 +75,8 @@ class GroupStateWaitTest {
     }
 
     /**
-     * @return {@code real}, but its segment lists carry the token "t1" and each delegation token it hands out is the
-     *     next of "t2", "t3", ...
+     * @return {@code real}, but as a controller with auth: its segment lists carry the token "t1" and each delegation
+     *     token it hands out is the next of "t2", "t3", ...
      */
     private static ControllerClient withTokens(ControllerClient real, AtomicInteger fetches) {
         return (ControllerClient) Proxy.newProxyInstance(ControllerClient.class.getClassLoader(),
@@ -84,6 +84,8 @@ class GroupStateWaitTest {
                     case "currentSegments" -> new StreamSegments(((StreamSegments) invoke(real, method, args)).ranges(),
                             "t1");
                     case "delegationToken" -> "t" + (1 + fetches.incrementAndGet());
+                    // a controller with auth: it never grants the empty token
+                    case "grantsEmptyTokens" -> false;
                     default -> invoke(real, method, args);
                 });
     }
