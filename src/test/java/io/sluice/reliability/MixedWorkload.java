@@ -680,10 +680,13 @@ public final class MixedWorkload implements AutoCloseable {
                     tableAmbiguous.incrementAndGet();
                     if (!ex.possiblyApplied()) {
                         // what was read and what is there now tell a stale read from a request applied twice
+                        // the updater's own count tells the two apart: a read older than the updater's last
+                        // update (count = put share) from a refused request that was applied (count = put share - 1)
                         problems.add("a conditional update of table key " + k + " was refused as a stale version"
                                 + " saying nothing changed, but it was applied: " + ex.getMessage() + " (read "
-                                + describe(e, u) + ", put share " + next[1 + u] + "; now " + describeNow(table, key, u)
-                                + ")");
+                                + describe(e, u) + ", put share " + next[1 + u] + ", this updater's increments of the"
+                                + " key before it " + tableSuccesses.get(u * config.tableKeys() + k) + "; now "
+                                + describeNow(table, key, u) + ")");
                     }
                     return;
                 }
