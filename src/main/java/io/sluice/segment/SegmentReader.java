@@ -75,8 +75,9 @@ public final class SegmentReader implements AutoCloseable {
      */
     public record Config(int bufferBytes, Retry retry, boolean fetchLargeAhead) {
         /**
-         * The window an event reader starts with when {@code bufferBytes} is larger: it grows (doubling) up to
-         * {@code bufferBytes} only while the consumer keeps waiting on fetches of a segment that has more data.
+         * The window an event reader starts with when {@code bufferBytes} is larger: it doubles, up to
+         * {@code bufferBytes}, when a read arrives after the consumer took everything the read before brought and the
+         * segment has more beyond it (the reads, not the consumer, bound the reading).
          */
         public static final int START_WINDOW_BYTES = 256 * 1024;
 

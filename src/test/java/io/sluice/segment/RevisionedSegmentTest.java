@@ -285,7 +285,11 @@ class RevisionedSegmentTest {
     // ------------------------------------------------------------------ like a real segment store (no dedup)
 
     private RevisionedSegment client(ScriptedSegmentStore fake) {
-        RevisionedSegment c = new RevisionedSegment(SEG, pool, SegmentLocator.fixed(fake.endpoint()), () -> null, FAST);
+        return client(fake, FAST);
+    }
+
+    private RevisionedSegment client(ScriptedSegmentStore fake, SegmentCalls.Config config) {
+        RevisionedSegment c = new RevisionedSegment(SEG, pool, SegmentLocator.fixed(fake.endpoint()), () -> null, config);
         clients.add(c);
         return c;
     }
@@ -353,9 +357,7 @@ class RevisionedSegmentTest {
                 default -> throw new AssertionError("unexpected " + request);
             }
         })) {
-            RevisionedSegment log = new RevisionedSegment(SEG, pool, SegmentLocator.fixed(fake.endpoint()), () -> null,
-                    PATIENT);
-            clients.add(log);
+            RevisionedSegment log = client(fake, PATIENT);
             assertThat(log.writeConditionally(0, bytes("abc"))).isEqualTo(RevisionedSegment.CONFLICT);
             assertThat(ofType(fake.received(), SetupAppend.class)).as("the session was set up again").hasSize(2);
             assertThat(ofType(fake.received(), ConditionalAppend.class)).hasSize(2)
@@ -377,9 +379,7 @@ class RevisionedSegmentTest {
                 default -> throw new AssertionError("unexpected " + request);
             }
         })) {
-            RevisionedSegment log = new RevisionedSegment(SEG, pool, SegmentLocator.fixed(fake.endpoint()), () -> null,
-                    PATIENT);
-            clients.add(log);
+            RevisionedSegment log = client(fake, PATIENT);
             assertThat(log.writeConditionally(40, bytes("abc"))).isEqualTo(40 + 8 + 3);
             assertThat(ofType(fake.received(), ConditionalAppend.class)).as("never sent again").hasSize(1);
             assertThat(setups).hasValue(2);
