@@ -14,6 +14,8 @@ import java.util.List;
  */
 final class SegmentData {
     static final int MEMORY_CHUNK_BYTES = 1024 * 1024;
+    /** Full-size chunks' buffers, made ahead of the appends that need them; shared by every segment in the JVM. */
+    private static final ChunkBuffers FULL_CHUNKS = new ChunkBuffers(MEMORY_CHUNK_BYTES, 2);
 
     /** A piece of the segment: {@code [offset, offset + length)}. */
     sealed interface Chunk permits MemoryChunk, StoredChunk {
@@ -33,9 +35,10 @@ final class SegmentData {
         private final ByteBuffer bytes;
         private int length;
 
-        MemoryChunk(long offset, int capacity) {
+        /** @param bytes empty, direct, and this chunk's alone */
+        MemoryChunk(long offset, ByteBuffer bytes) {
             this.offset = offset;
-            this.bytes = ByteBuffer.allocateDirect(capacity);
+            this.bytes = bytes;
         }
 
         @Override
@@ -120,12 +123,23 @@ final class SegmentData {
                 // chunks double in size up to 1 MiB: segments with a few small events stay small
                 int previous = chunks.isEmpty() ? 0 : chunks.get(chunks.size() - 1) instanceof MemoryChunk m ? m.capacity() : 0;
                 int capacity = Math.min(MEMORY_CHUNK_BYTES, Math.max(b.remaining(), Math.max(4096, previous * 2)));
-                last = new MemoryChunk(length + (n - b.remaining()), capacity);
+                last = new MemoryChunk(length + (n - b.remaining()), newChunkBuffer(capacity));
                 chunks.add(last);
             }
             last.append(b, Math.min(last.free(), b.remaining()));
         }
         length += n;
+    }
+
+    /** A full-size chunk's buffer comes ready; making the one before a full-size chunk has the next one made. */
+    private static ByteBuffer newChunkBuffer(int capacity) {
+        if (capacity == MEMORY_CHUNK_BYTES) {
+            return FULL_CHUNKS.take();
+        }
+        if (capacity >= MEMORY_CHUNK_BYTES / 2) {
+            FULL_CHUNKS.prepare();
+        }
+        return ByteBuffer.allocateDirect(capacity);
     }
 
     /** Reads {@code n} bytes from {@code from} into a new array; the caller checks the range. */

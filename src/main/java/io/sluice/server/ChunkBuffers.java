@@ -1,0 +1,89 @@
+package io.sluice.server;
+
+import io.sluice.common.Threads;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Direct buffers of one size, made ahead of need on a short-lived virtual thread, so the caller that needs one does
+ * not pay for making it.
+ *
+ * <p>An in-memory segment's full-size chunk ({@link SegmentData#MEMORY_CHUNK_BYTES}) is made while the container
+ * lock is held, by the append that filled the one before. Making a 1 MiB direct buffer zeroes it, and the first
+ * touch of fresh memory costs a page fault per page: on the 2-core benchmark machine that took 3.1 ms on average (at
+ * most 7.4 ms), and one such append in a hundred of 10 KiB set the awaited writes' p99 (docs/benchmarks.md, issue
+ * 19's sixth round). Here the next buffer is made, and so touched, while the segment fills the current one.
+ *
+ * <p>At most {@code spares} buffers wait; each {@link #take()} starts a refill when it left fewer. A take that finds
+ * none ready (the first, or one after a burst of chunks across many segments) makes its buffer itself, as before.
+ * Buffers are never taken back: a memory chunk's bytes may be in a reply being written long after the chunk is
+ * dropped. Thread-safe and lock-free.
+ */
+final class ChunkBuffers {
+    private final int size;
+    private final int spares;
+    private final ConcurrentLinkedQueue<ByteBuffer> ready = new ConcurrentLinkedQueue<>();
+    /** How many buffers {@code ready} holds (a queue's size is not constant-time). */
+    private final AtomicInteger readyCount = new AtomicInteger();
+    /** Whether a refill thread runs: at most one at a time. */
+    private final AtomicBoolean filling = new AtomicBoolean();
+
+    /**
+     * @param size every buffer's capacity in bytes (at least 1)
+     * @param spares how many buffers to keep ready (at least 1)
+     */
+    ChunkBuffers(int size, int spares) {
+        if (size < 1) {
+            throw new IllegalArgumentException("size must be at least 1 byte, not " + size);
+        }
+        if (spares < 1) {
+            throw new IllegalArgumentException("spares must be at least 1, not " + spares);
+        }
+        this.size = size;
+        this.spares = spares;
+    }
+
+    /** @return the capacity of every buffer handed out */
+    int size() {
+        return size;
+    }
+
+    /** @return how many buffers are ready now */
+    int ready() {
+        return readyCount.get();
+    }
+
+    /** @return a zeroed direct buffer of {@link #size()} bytes: a ready one when there is one; starts a refill */
+    ByteBuffer take() {
+        ByteBuffer b = ready.poll();
+        if (b != null) {
+            readyCount.decrementAndGet();
+        }
+        prepare();
+        return b != null ? b : ByteBuffer.allocateDirect(size);
+    }
+
+    /** Starts a refill unless the spares are all ready or one runs: a caller that will need a buffer soon says so. */
+    void prepare() {
+        if (readyCount.get() < spares && filling.compareAndSet(false, true)) {
+            Threads.startVirtual("sluice-chunk-buffers", this::fill);
+        }
+    }
+
+    private void fill() {
+        try {
+            while (readyCount.get() < spares) {
+                ready.add(ByteBuffer.allocateDirect(size));
+                readyCount.incrementAndGet();
+            }
+        } catch (OutOfMemoryError e) {
+            // no direct memory to spare: the caller that needs a buffer makes it, and fails with this if it must
+            return;
+        } finally {
+            filling.set(false);
+        }
+        prepare(); // a take that came after the loop's last check, and found the refill still running
+    }
+}
