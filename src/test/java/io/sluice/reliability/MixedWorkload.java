@@ -656,9 +656,15 @@ public final class MixedWorkload implements AutoCloseable {
      * One conditional increment of key {@code k} by updater {@code u}: read, put at the version read, and on a
      * conflict or an error read again. An update whose reply was lost (or whose retry met its own first attempt
      * as a conflict) is recognised by the updater's share in the value, which only this updater raises.
+     *
+     * <p>A put refused with {@code possiblyApplied()} false whose change is found afterwards is a problem: the
+     * client said nothing changed. The report says whether an earlier put of the same call was left uncertain (it
+     * failed, or was refused after a lost attempt, and the read right after it did not show its change): if so, that
+     * put's change arriving late (or read late) would explain the finding without the refusal being wrong.
      */
     private void update(KeyValueTable table, int u, int k) {
         TableKey key = tableKey(k);
+        String uncertain = null; // the last put of this call that may be in although the read after it said not
         while (!closing) {
             TableEntry e;
             try {
@@ -671,6 +677,7 @@ public final class MixedWorkload implements AutoCloseable {
             long[] next = v.clone();
             next[0]++;
             next[1 + u]++;
+            String put = "put share " + next[1 + u] + " after reading " + describe(e, u);
             try {
                 table.update(e == null ? new Insert(key, encode(next)) : new Put(key, encode(next), e.version()));
                 return;
@@ -679,20 +686,26 @@ public final class MixedWorkload implements AutoCloseable {
                 if (landed(table, key, u, next[1 + u])) {
                     tableAmbiguous.incrementAndGet();
                     if (!ex.possiblyApplied()) {
-                        // what was read and what is there now tell a stale read from a request applied twice
-                        // the updater's own count tells the two apart: a read older than the updater's last
-                        // update (count = put share) from a refused request that was applied (count = put share - 1)
-                        problems.add("a conditional update of table key " + k + " was refused as a stale version"
-                                + " saying nothing changed, but it was applied: " + ex.getMessage() + " (read "
-                                + describe(e, u) + ", put share " + next[1 + u] + ", this updater's increments of the"
-                                + " key before it " + tableSuccesses.get(u * config.tableKeys() + k) + "; now "
-                                + describeNow(table, key, u) + ")");
+                        // the updater's own count tells a read older than the updater's last update (count = put
+                        // share) from a refused request that was applied (count = put share - 1)
+                        String found = "a conditional update of table key " + k + " was refused as a stale version"
+                                + " saying nothing changed, but its change is in: " + ex.getMessage() + " (" + put
+                                + ", this updater's increments of the key before it "
+                                + tableSuccesses.get(u * config.tableKeys() + k) + "; now " + describeNow(table, key, u)
+                                + ")";
+                        problems.add(found + (uncertain == null ? "; no earlier put of this update was uncertain"
+                                : "; an earlier put of this update was uncertain, and may be the one that is in: "
+                                + uncertain));
                     }
                     return;
+                }
+                if (ex.possiblyApplied()) {
+                    uncertain = put + ", refused after a lost attempt (" + ex.getMessage() + "), then not found";
                 }
                 continue;
             } catch (RuntimeException ex) {
                 operationErrors.incrementAndGet();
+                uncertain = put + ", failed (" + ex + "), then not found";
             }
             if (landed(table, key, u, next[1 + u])) {
                 tableAmbiguous.incrementAndGet();
