@@ -112,7 +112,7 @@ final class SegmentData {
         return chunks;
     }
 
-    /** Appends the remaining bytes of {@code src} (its position moves to its limit). */
+    /** Appends the remaining bytes of {@code src}; {@code src} itself is left as it was. */
     void append(ByteBuffer src) {
         ByteBuffer b = src.duplicate();
         int n = b.remaining();
