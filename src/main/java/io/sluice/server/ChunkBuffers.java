@@ -1,20 +1,21 @@
 package io.sluice.server;
 
-import io.sluice.common.Threads;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.sluice.common.Threads;
+
 /**
  * Direct buffers of one size, made ahead of need on a short-lived virtual thread, so the caller that needs one does
  * not pay for making it.
  *
- * <p>An in-memory segment's full-size chunk ({@link SegmentData#MEMORY_CHUNK_BYTES}) is made while the container
- * lock is held, by the append that filled the one before. Making a 1 MiB direct buffer zeroes it, and the first
- * touch of fresh memory costs a page fault per page: on the 2-core benchmark machine that took 3.1 ms on average (at
- * most 7.4 ms), and one such append in a hundred of 10 KiB set the awaited writes' p99 (docs/benchmarks.md, issue
- * 19's sixth round). Here the next buffer is made, and so touched, while the segment fills the current one.
+ * <p>An in-memory segment's full-size chunk ({@link SegmentData#MEMORY_CHUNK_BYTES}) is started by an append, under
+ * the container lock. Making a 1 MiB direct buffer zeroes it, and the first touch of fresh memory costs a page fault
+ * per page: on the 2-core benchmark machine about 4 ms, during which every append and read of the container waited
+ * (docs/benchmarks.md, issue 19's sixth and seventh rounds). Here the next buffer is made, and so touched, while the
+ * segment fills the current one; the making still takes that CPU time, only not under the lock.
  *
  * <p>At most {@code spares} buffers wait; each {@link #take()} starts a refill when it left fewer. A take that finds
  * none ready (the first, or one after a burst of chunks across many segments) makes its buffer itself, as before.

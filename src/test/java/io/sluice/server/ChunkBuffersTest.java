@@ -10,6 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import io.sluice.common.Threads;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class ChunkBuffersTest {
         int each = 50;
         Set<ByteBuffer> seen = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
         AtomicInteger mostReady = new AtomicInteger();
-        List<java.util.function.Supplier<Integer>> tasks = new ArrayList<>();
+        List<Supplier<Integer>> tasks = new ArrayList<>();
         for (int c = 0; c < callers; c++) {
             tasks.add(() -> {
                 for (int i = 0; i < each; i++) {

@@ -3,6 +3,7 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class SegmentDataTest {
         for (int i = 0; i < 200; i++) {
             int from = random.nextInt(all.length);
             int n = random.nextInt(Math.min(all.length - from, 3 * SegmentData.MEMORY_CHUNK_BYTES) + 1);
-            byte[] expected = java.util.Arrays.copyOfRange(all, from, from + n);
+            byte[] expected = Arrays.copyOfRange(all, from, from + n);
             assertThat(data.read(from, n, NO_FILES)).as("%d bytes from %d", n, from).isEqualTo(expected);
         }
     }
@@ -56,9 +57,9 @@ class SegmentDataTest {
         SegmentData a = new SegmentData();
         SegmentData b = new SegmentData();
         byte[] ones = new byte[64 * 1024];
-        java.util.Arrays.fill(ones, (byte) 1);
+        Arrays.fill(ones, (byte) 1);
         byte[] twos = new byte[64 * 1024];
-        java.util.Arrays.fill(twos, (byte) 2);
+        Arrays.fill(twos, (byte) 2);
         for (int i = 0; i < 64; i++) { // 4 MiB each, interleaved, so their full-size chunks alternate
             a.append(ByteBuffer.wrap(ones));
             b.append(ByteBuffer.wrap(twos));
