@@ -3,7 +3,6 @@ package io.sluice.server;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.common.Threads;
 
@@ -25,9 +24,8 @@ import io.sluice.common.Threads;
 final class ChunkBuffers {
     private final int size;
     private final int spares;
+    /** At most {@code spares} buffers (only the one refill thread adds), so counting them is cheap. */
     private final ConcurrentLinkedQueue<ByteBuffer> ready = new ConcurrentLinkedQueue<>();
-    /** How many buffers {@code ready} holds (a queue's size is not constant-time). */
-    private final AtomicInteger readyCount = new AtomicInteger();
     /** Whether a refill thread runs: at most one at a time. */
     private final AtomicBoolean filling = new AtomicBoolean();
 
@@ -46,38 +44,29 @@ final class ChunkBuffers {
         this.spares = spares;
     }
 
-    /** @return the capacity of every buffer handed out */
-    int size() {
-        return size;
-    }
-
     /** @return how many buffers are ready now */
     int ready() {
-        return readyCount.get();
+        return ready.size();
     }
 
-    /** @return a zeroed direct buffer of {@link #size()} bytes: a ready one when there is one; starts a refill */
+    /** @return a zeroed direct buffer of the size given: a ready one when there is one; starts a refill */
     ByteBuffer take() {
         ByteBuffer b = ready.poll();
-        if (b != null) {
-            readyCount.decrementAndGet();
-        }
         prepare();
         return b != null ? b : ByteBuffer.allocateDirect(size);
     }
 
     /** Starts a refill unless the spares are all ready or one runs: a caller that will need a buffer soon says so. */
     void prepare() {
-        if (readyCount.get() < spares && filling.compareAndSet(false, true)) {
+        if (ready.size() < spares && filling.compareAndSet(false, true)) {
             Threads.startVirtual("sluice-chunk-buffers", this::fill);
         }
     }
 
     private void fill() {
         try {
-            while (readyCount.get() < spares) {
+            while (ready.size() < spares) {
                 ready.add(ByteBuffer.allocateDirect(size));
-                readyCount.incrementAndGet();
             }
         } catch (OutOfMemoryError e) {
             // no direct memory to spare: the caller that needs a buffer makes it, and fails with this if it must
