@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +23,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SegmentStoreServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentStoreServer.class);
+    /** How long {@link #close()} waits for the accepting thread to leave {@code accept}. */
+    private static final long ACCEPT_EXIT_WAIT_MILLIS = 5_000;
 
     private final SegmentStore store;
     private final TokenVerifier tokens;
@@ -30,6 +33,7 @@ public final class SegmentStoreServer implements AutoCloseable {
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     private final ServerMetrics metrics;
+    private final Thread acceptor;
 
     /**
      * Binds and starts accepting.
@@ -74,7 +78,7 @@ public final class SegmentStoreServer implements AutoCloseable {
         this.listener = tls == null ? new ServerSocket() : tls.getServerSocketFactory().createServerSocket();
         listener.setReuseAddress(true);
         listener.bind(bind, 128);
-        Threads.startVirtual("sluice-segmentstore-accept-" + listener.getLocalPort(), this::acceptLoop);
+        this.acceptor = Threads.startVirtual("sluice-segmentstore-accept-" + listener.getLocalPort(), this::acceptLoop);
         LOG.debug("segment store listening on {}", listener.getLocalSocketAddress());
     }
 
@@ -152,6 +156,11 @@ public final class SegmentStoreServer implements AutoCloseable {
         c.start();
     }
 
+    /**
+     * Stops accepting and closes every connection. When it returns, the port refuses new connections: the listening
+     * socket is released only once the thread parked in {@code accept} has left it (until then the kernel would still
+     * complete handshakes), so this waits for that thread, at most {@value #ACCEPT_EXIT_WAIT_MILLIS} ms.
+     */
     @Override
     public void close() {
         closed = true;
@@ -160,8 +169,22 @@ public final class SegmentStoreServer implements AutoCloseable {
         } catch (IOException e) {
             LOG.debug("closing the listener", e);
         }
+        awaitAcceptorExit();
         for (ServerConnection c : connections) {
             c.close();
+        }
+    }
+
+    private void awaitAcceptorExit() {
+        if (Thread.currentThread() == acceptor) {
+            return;
+        }
+        try {
+            if (!acceptor.join(Duration.ofMillis(ACCEPT_EXIT_WAIT_MILLIS))) {
+                LOG.warn("the accepting thread of {} did not stop within {} ms", acceptor.getName(), ACCEPT_EXIT_WAIT_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

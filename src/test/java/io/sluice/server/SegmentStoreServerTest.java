@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -695,6 +696,23 @@ class SegmentStoreServerTest {
             assertThat(raw.getInputStream().read()).as("closed without a reply").isEqualTo(-1);
         }
         assertThat(call(id -> new GetStreamSegmentInfo(id, SEG, ""))).isInstanceOf(StreamSegmentInfo.class);
+    }
+
+    @Test
+    void onceCloseReturnsThePortRefusesConnections() throws IOException {
+        // a listener closed while its accepting thread is parked in accept() stays open until that thread leaves it;
+        // before close() waited for it, about one connect in four right after close() was still accepted
+        for (int i = 0; i < 200; i++) {
+            SegmentStoreServer s = new SegmentStoreServer(store,
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null, TokenVerifier.ACCEPT_ALL);
+            InetSocketAddress address = new InetSocketAddress(s.endpoint().host(), s.endpoint().port());
+            s.close();
+            try (Socket raw = new Socket()) {
+                assertThatThrownBy(() -> raw.connect(address, 5_000))
+                        .as("connect %d to %s after close()", i, address)
+                        .isInstanceOf(ConnectException.class);
+            }
+        }
     }
 
     @Test
