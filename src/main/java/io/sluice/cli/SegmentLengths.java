@@ -40,7 +40,7 @@ final class SegmentLengths implements AutoCloseable {
         this.locator = SegmentLocator.of(controller);
         this.stores = SegmentStores.open(locator, new SegmentStores.Settings(config.controllerUri().tls(),
                 config.trustStore().orElse(null), config.validateHostname(),
-                ControllerOptions.connectTimeout(config), 1, false));
+                ControllerOptions.connectTimeout(config), 1, false, false)); // no writes to await here
         this.calls = stores.calls();
     }
 

@@ -38,6 +38,7 @@ public final class ClientConfig {
     private final Duration connectTimeout;
     private final int maxConnectionsPerSegmentStore;
     private final boolean platformReaders;
+    private final boolean callerReads;
     /** An io.micrometer.core.instrument.MeterRegistry, or null: typed Object so that Micrometer stays optional. */
     private final Object meterRegistry;
 
@@ -53,6 +54,7 @@ public final class ClientConfig {
         this.connectTimeout = b.connectTimeout;
         this.maxConnectionsPerSegmentStore = b.maxConnections;
         this.platformReaders = b.platformReaders;
+        this.callerReads = b.callerReads;
     }
 
     /** @return defaults for the controller at {@code controllerUri} ({@code tcp://host:port}, {@code tls://...}) */
@@ -120,6 +122,11 @@ public final class ClientConfig {
         return platformReaders;
     }
 
+    /** @return whether a thread awaiting a write may read a plain-TCP segment-store connection itself (default true) */
+    public boolean callerReads() {
+        return callerReads;
+    }
+
     /** @return the Micrometer registry given to {@link Builder#meterRegistry}, or null (typed Object: see the field) */
     Object meterRegistry() {
         return meterRegistry;
@@ -154,6 +161,7 @@ public final class ClientConfig {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS_PER_SEGMENT_STORE;
         private boolean platformReaders;
+        private boolean callerReads = true;
         private Object meterRegistry;
 
         Builder(String controllerUri) {
@@ -215,6 +223,20 @@ public final class ClientConfig {
          */
         public Builder platformReaders(boolean platform) {
             this.platformReaders = platform;
+            return this;
+        }
+
+        /**
+         * Lets a thread that awaits a write ({@code WriteHandle.await}) read the plain-TCP segment-store connection
+         * the acknowledgement comes on itself, one caller at a time, instead of being woken by the connection's
+         * reader thread (on by default). The kernel then wakes the waiting thread for its reply directly: awaited
+         * writes return sooner (docs/benchmarks.md, issue 19's eighth round). Such a connection's reader waits in a
+         * selector over a non-blocking channel instead of in a blocking read; TLS connections are read as before.
+         *
+         * @return this
+         */
+        public Builder callerReads(boolean on) {
+            this.callerReads = on;
             return this;
         }
 

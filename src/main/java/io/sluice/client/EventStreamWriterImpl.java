@@ -27,6 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.sluice.auth.AccessOperation;
 import io.sluice.segment.DelegationTokenProvider;
+import io.sluice.common.Deadline;
 import io.sluice.common.KeyHash;
 import io.sluice.common.Threads;
 import io.sluice.controller.ControllerClient;
@@ -307,7 +308,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
                 throw e;
             }
         });
-        return new Handle(done);
+        return new Handle(done, null);
     }
 
     /** Writes to the segment that takes the key now, following scales until one takes the events or none is left. */
@@ -354,7 +355,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             event.future().completeExceptionally(e);
             throw e;
         }
-        return new Handle(event.future());
+        return new Handle(event.future(), event);
     }
 
     private void acquire(int bytes) {
@@ -598,15 +599,28 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
     /** Runs the stages users attach to {@link WriteHandle#toCompletableFuture()}, each on a new virtual thread. */
     private static final Executor CALLBACKS = task -> Threads.startVirtual("sluice-write-completion", task);
 
-    /** The handle of one write. */
-    private record Handle(CompletableFuture<Void> future) implements WriteHandle {
+    /**
+     * The handle of one write.
+     *
+     * @param event the event written, or null (a large write): an awaiting caller may read the connection its
+     *     acknowledgement comes on itself ({@link PendingEvent#leadUntilSettled})
+     */
+    private record Handle(CompletableFuture<Void> future, PendingEvent event) implements WriteHandle {
         @Override
         public boolean isDone() {
             return future.isDone();
         }
 
+        /** Reads the acknowledgement's connection on this thread until the write settles, where the connection lets it. */
+        private void lead(Deadline deadline) {
+            if (event != null) {
+                event.leadUntilSettled(deadline);
+            }
+        }
+
         @Override
         public void await() {
+            lead(Deadline.after(Duration.ofDays(365)));
             try {
                 future.get();
             } catch (InterruptedException e) {
@@ -623,6 +637,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
             if (timeout.isNegative()) {
                 throw new IllegalArgumentException("timeout must not be negative: " + timeout);
             }
+            lead(Deadline.after(timeout));
             try {
                 future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {

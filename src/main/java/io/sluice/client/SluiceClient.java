@@ -58,7 +58,8 @@ public final class SluiceClient implements AutoCloseable {
         this.controller = controller;
         this.stores = SegmentStores.open(locators.apply(SegmentLocator.of(controller)),
                 new SegmentStores.Settings(config.tls(), config.trustStore().orElse(null), config.validateHostname(),
-                        config.connectTimeout(), config.maxConnectionsPerSegmentStore(), config.platformReaders()),
+                        config.connectTimeout(), config.maxConnectionsPerSegmentStore(), config.platformReaders(),
+                        config.callerReads()),
                 config.meterRegistry() == null ? ClientMetrics.NONE : MicrometerClientMetrics.over(config.meterRegistry()));
     }
 

@@ -1,7 +1,9 @@
 package io.sluice.connection;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
 
+import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.wire.WireCommand;
 
@@ -93,6 +95,21 @@ public interface Connection extends AutoCloseable {
 
     /** @return true until the connection fails or is closed */
     boolean isOpen();
+
+    /**
+     * Lets the calling thread read this connection's socket itself until {@code done} completes, so that the reply it
+     * awaits wakes it directly instead of through the connection's reader thread (which keeps reading too). Only a
+     * connection that reads a non-blocking channel does this, for a platform thread, one at a time; every other case
+     * returns false at once and the caller waits for {@code done} as usual. It may return before {@code done} completes (deadline, interrupt, the
+     * connection's end): the caller then waits as usual too.
+     *
+     * @param done completes when what the caller awaits has arrived (completed by whichever thread read it)
+     * @param deadline when to stop reading
+     * @return whether the caller read the socket
+     */
+    default boolean lead(CompletableFuture<?> done, Deadline deadline) {
+        return false;
+    }
 
     /**
      * Fails the connection: closes the socket and wakes every flow with a retriable failure. Idempotent.

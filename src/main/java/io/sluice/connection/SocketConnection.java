@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -21,6 +22,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+
+import javax.net.ssl.SSLSocket;
 
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
@@ -46,7 +49,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the <b>reader</b> (a platform thread instead if {@link ConnectionConfig#platformReaders}) decodes frames
  *       (checking each header before it allocates the payload) and routes every reply to its flow's queue, never
- *       blocking on a flow;</li>
+ *       blocking on a flow. On a plain-TCP connection with {@link ConnectionConfig#callerReads} (the default) it
+ *       waits in a selector over the socket's non-blocking channel, and a platform thread awaiting a reply may
+ *       {@link #lead read beside it} until the reply comes ({@link LedReader}); otherwise it blocks in the socket's
+ *       read;</li>
  *   <li>the <b>writer</b> takes queued commands, encodes everything that has queued meanwhile into one buffer and
  *       writes it with one socket write — so senders never hold a lock while doing I/O. A sender that finds the
  *       connection idle may instead {@link #tryClaim claim} the socket and write one small block itself, sparing
@@ -74,6 +80,8 @@ final class SocketConnection implements Connection {
     private final AtomicReference<Delivery.Dropped> ended = new AtomicReference<>();
     private final InputStream in;
     private final OutputStream out;
+    /** Reads a non-blocking channel, awaiting callers too; null when the socket is read as a stream. */
+    private final LedReader led;
     private volatile long lastReceivedNanos = System.nanoTime();
     private volatile int negotiatedVersion = WireProtocol.WIRE_VERSION;
     private Thread keepAliveThread;
@@ -94,8 +102,39 @@ final class SocketConnection implements Connection {
         this.endpoint = endpoint;
         this.config = config;
         this.outbound = new ArrayBlockingQueue<>(config.writeQueueCapacity());
-        this.in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
-        this.out = socket.getOutputStream();
+        SocketChannel channel = socket.getChannel();
+        if (config.callerReads() && channel != null && !(socket instanceof SSLSocket)) {
+            this.led = new LedReader(channel, new LedSink());
+            this.in = null;
+            this.out = new ChannelOutput(channel);
+        } else {
+            this.led = null;
+            this.in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            this.out = socket.getOutputStream();
+        }
+    }
+
+    /** What the {@link LedReader} reports to. */
+    private final class LedSink implements LedReader.Sink {
+        @Override
+        public void received() {
+            lastReceivedNanos = System.nanoTime();
+        }
+
+        @Override
+        public void route(WireCommand command) {
+            SocketConnection.this.route(command);
+        }
+
+        @Override
+        public void readFailed(Exception e) {
+            readEnded(e);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return SocketConnection.this.isOpen();
+        }
     }
 
     /**
@@ -112,10 +151,11 @@ final class SocketConnection implements Connection {
             closeQuietly(socket);
             throw new ConnectionFailedException("cannot use the socket to segment store " + endpoint + ": " + e.getMessage(), e);
         }
+        Runnable readLoop = c.led != null ? c.led::readLoop : c::readLoop;
         if (config.platformReaders()) {
-            Threads.startPlatform("sluice-reader-" + endpoint, c::readLoop);
+            Threads.startPlatform("sluice-reader-" + endpoint, readLoop);
         } else {
-            Threads.startVirtual("sluice-reader-" + endpoint, c::readLoop);
+            Threads.startVirtual("sluice-reader-" + endpoint, readLoop);
         }
         c.writerThread = Threads.startVirtual("sluice-writer-" + endpoint, c::writeLoop);
         try {
@@ -219,6 +259,11 @@ final class SocketConnection implements Connection {
     }
 
     @Override
+    public boolean lead(CompletableFuture<?> done, Deadline deadline) {
+        return led != null && led.lead(done, deadline);
+    }
+
+    @Override
     public Claim tryClaim(int bytes) {
         if (bytes > MAX_CLAIM_BYTES || ended.get() != null || !writeState.compareAndSet(0, 1)) {
             return null;
@@ -316,6 +361,14 @@ final class SocketConnection implements Connection {
         if (ka != null) {
             ka.interrupt();
         }
+        if (led != null) {
+            try {
+                out.close(); // the channel's write selector too: the socket's descriptor closes with its last selector
+            } catch (IOException e) {
+                LOG.debug("error closing the channel's output", e);
+            }
+            led.wakeAll();
+        }
     }
 
     private void readLoop() {
@@ -331,17 +384,21 @@ final class SocketConnection implements Connection {
                 WireCommand command = FrameCodec.decodePayload(t, ByteBuffer.wrap(payload));
                 route(command);
             }
-        } catch (EOFException e) {
-            end("the segment store closed the connection", null);
-        } catch (IOException e) {
-            end(ended.get() != null ? "closed" : "read failed: " + e.getMessage(), e);
-        } catch (InvalidWireCommandException e) {
-            end("malformed frame from the segment store: " + e.getMessage(),
-                    new ProtocolException("malformed frame from segment store " + endpoint + ": " + e.getMessage(), e));
-        } catch (ProtocolException e) {
-            end(e.getMessage(), e);
-        } catch (RuntimeException e) {
-            end("reader failed: " + e, e);
+        } catch (IOException | RuntimeException e) {
+            readEnded(e);
+        }
+    }
+
+    /** Ends the connection after reading failed with {@code e}, naming why. */
+    private void readEnded(Exception e) {
+        switch (e) {
+            case EOFException eof -> end("the segment store closed the connection", null);
+            case IOException io -> end(ended.get() != null ? "closed" : "read failed: " + io.getMessage(), io);
+            case InvalidWireCommandException bad -> end("malformed frame from the segment store: " + bad.getMessage(),
+                    new ProtocolException("malformed frame from segment store " + endpoint + ": " + bad.getMessage(), bad));
+            case ProtocolException p -> end(p.getMessage(), p);
+            case java.nio.channels.ClosedSelectorException closed -> end("closed", null);
+            default -> end("reader failed: " + e, e);
         }
     }
 
@@ -462,6 +519,11 @@ final class SocketConnection implements Connection {
 
         /** The connection ended: the writer thread stops. */
         enum Close implements Outbound { SIGNAL }
+    }
+
+    /** For tests: a caller reads the socket now ({@link #lead}). */
+    boolean callerLeads() {
+        return led != null && led.callerHolds();
     }
 
     /** For tests: the writer thread waits for a claim to be written. */

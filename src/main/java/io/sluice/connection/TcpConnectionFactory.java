@@ -5,11 +5,14 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.SocketChannel;
 import java.util.Objects;
 
 import io.sluice.common.Deadline;
 import io.sluice.common.Endpoint;
 import io.sluice.errors.ConnectionFailedException;
+import io.sluice.errors.StreamingInterruptedException;
 
 /**
  * Plain TCP connections to segment stores ({@code tcp://}). Thread-safe; holds no state besides its config.
@@ -59,8 +62,21 @@ public class TcpConnectionFactory implements ConnectionFactory {
         return socket;
     }
 
+    /**
+     * @return whether connections run on socket channels, which {@link ConnectionConfig#callerReads} needs: plain TCP
+     *     does when the config asks for it; a factory that wraps the socket (TLS) does not
+     */
+    protected boolean channelSockets() {
+        return config.callerReads();
+    }
+
     private Socket connectSocket(Endpoint endpoint, Deadline deadline) {
-        Socket socket = new Socket();
+        Socket socket;
+        try {
+            socket = channelSockets() ? SocketChannel.open().socket() : new Socket();
+        } catch (IOException e) {
+            throw new ConnectionFailedException("cannot open a socket to segment store " + endpoint + ": " + e.getMessage(), e);
+        }
         try {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
@@ -72,6 +88,11 @@ public class TcpConnectionFactory implements ConnectionFactory {
         } catch (UnknownHostException e) {
             closeQuietly(socket);
             throw new ConnectionFailedException("unknown segment store host " + endpoint.host() + " (" + endpoint + ")", e);
+        } catch (ClosedByInterruptException e) {
+            // a channel's connect ends at once on an interrupted thread (the interrupt stays set); a plain socket's
+            // ignores it and the interrupt is met when the Hello is queued
+            closeQuietly(socket);
+            throw new StreamingInterruptedException("interrupted while connecting to segment store " + endpoint, e);
         } catch (SocketTimeoutException e) {
             closeQuietly(socket);
             throw new ConnectionFailedException("connecting to segment store " + endpoint + " timed out", e);

@@ -36,6 +36,12 @@ public final class TlsConnectionFactory extends TcpConnectionFactory {
         this.sockets = tls.sslContext().getSocketFactory();
     }
 
+    /** @return false: TLS runs over a blocking socket, which callers cannot read for themselves */
+    @Override
+    protected boolean channelSockets() {
+        return false;
+    }
+
     @Override
     protected Socket secure(Socket socket, Endpoint endpoint, Deadline deadline) throws IOException {
         SSLSocket ssl = (SSLSocket) sockets.createSocket(socket, endpoint.host(), endpoint.port(), true);

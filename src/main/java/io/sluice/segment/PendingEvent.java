@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.sluice.common.Deadline;
+import io.sluice.connection.Connection;
 import io.sluice.wire.AppendEncoder;
 import io.sluice.wire.EventFrames;
 import io.sluice.wire.WireProtocol;
@@ -36,6 +38,8 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
     private int charged;
     /** Assigned by the segment writer that sends it; guarded by that writer's lock. */
     long eventNumber;
+    /** The connection the segment writer last sent it on, or null before that. */
+    private volatile Connection sentOn;
 
     /**
      * @param routingKey the key that chose the segment, or {@code null}
@@ -122,6 +126,23 @@ public final class PendingEvent implements AppendEncoder.EventGroup {
     /** @return completes when durable; fails if the events can never be written */
     public CompletableFuture<Void> future() {
         return future;
+    }
+
+    /**
+     * Lets the calling thread read the connection this event was last sent on, which its acknowledgement comes on,
+     * until the event settles or {@code deadline} passes, where the connection allows it ({@link Connection#lead});
+     * returns at once otherwise (not sent yet, settled, or another thread reads that connection). The caller then
+     * waits for {@link #future()} as usual: a resend after a reconnect is acknowledged on another connection.
+     */
+    public void leadUntilSettled(Deadline deadline) {
+        Connection c = sentOn;
+        if (c != null && !future.isDone()) {
+            c.lead(future, deadline);
+        }
+    }
+
+    void sentOn(Connection connection) {
+        sentOn = connection;
     }
 
     /** Records what the write holds of its writer's budget until it settles (given back by its settlement). */

@@ -28,9 +28,11 @@ public final class SegmentStores implements AutoCloseable {
      * @param connectTimeout how long opening one connection (TCP, TLS handshake, Hello) may take
      * @param maxConnectionsPerStore connections per segment store, at least 1
      * @param platformReaders whether each connection reads on a platform thread instead of a virtual thread
+     * @param callerReads whether a thread awaiting a reply may read a plain-TCP connection itself
+     *     ({@link ConnectionConfig#callerReads})
      */
     public record Settings(boolean tls, Path trustStore, boolean validateHostname, Duration connectTimeout,
-                           int maxConnectionsPerStore, boolean platformReaders) {
+                           int maxConnectionsPerStore, boolean platformReaders, boolean callerReads) {
         /** Checks the values. */
         public Settings {
             Objects.requireNonNull(connectTimeout, "connectTimeout");
@@ -71,7 +73,7 @@ public final class SegmentStores implements AutoCloseable {
         Objects.requireNonNull(locator, "locator");
         Objects.requireNonNull(metrics, "metrics");
         ConnectionConfig connections = ConnectionConfig.DEFAULT.withConnectTimeout(settings.connectTimeout())
-                .withPlatformReaders(settings.platformReaders());
+                .withPlatformReaders(settings.platformReaders()).withCallerReads(settings.callerReads());
         ConnectionFactory factory = settings.tls()
                 ? new TlsConnectionFactory(connections, new TlsConfig(settings.trustStore(), null,
                         settings.validateHostname()))

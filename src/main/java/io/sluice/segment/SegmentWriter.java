@@ -219,6 +219,7 @@ public final class SegmentWriter implements AutoCloseable {
 
     private boolean write(PendingEvent event, boolean mayWrite) {
         Connection.Claim direct = null;
+        Connection claimed = null;
         long number = 0;
         long requestId = 0;
         lock.lock();
@@ -231,7 +232,8 @@ public final class SegmentWriter implements AutoCloseable {
                 case CLOSED -> throw new IllegalStateException("the writer of segment " + segment + " is closed");
                 default -> {
                     if (mayWrite && phase == Phase.READY && queued.isEmpty() && inflight.isEmpty()) {
-                        direct = lease.flow().connection().tryClaim(AppendEncoder.blockSize(event.framedSize()));
+                        claimed = lease.flow().connection();
+                        direct = claimed.tryClaim(AppendEncoder.blockSize(event.framedSize()));
                     }
                     if (direct == null) {
                         queued.add(event);
@@ -258,6 +260,7 @@ public final class SegmentWriter implements AutoCloseable {
         long last = number;
         long id = requestId;
         meter.block(event.count(), event.framedSize());
+        event.sentOn(claimed);
         // if the connection fails, the receiver reconnects and resends what is in flight, this event included
         direct.write(out -> encodeBlock(out, List.of(event), last, id));
         return true;
@@ -334,8 +337,12 @@ public final class SegmentWriter implements AutoCloseable {
     /** Hands a block to the connection; if it is gone, the receiver reconnects and resends from {@code inflight}. */
     private void send(Lease on, List<PendingEvent> batch, long last) {
         long requestId = on.nextRequestId();
+        Connection connection = on.flow().connection();
+        for (PendingEvent e : batch) {
+            e.sentOn(connection);
+        }
         try {
-            on.flow().connection().sendFrames(out -> encodeBlock(out, batch, last, requestId));
+            connection.sendFrames(out -> encodeBlock(out, batch, last, requestId));
         } catch (ConnectionFailedException e) {
             LOG.debug("block for {} not sent: {}", segment, e.getMessage());
         }

@@ -180,6 +180,7 @@ class PublicApiValidationTest {
             Map.entry("ByteStreamWriter#write(int)", "any int: OutputStream writes its low byte"),
             Map.entry("ClientConfig.Builder#validateHostname(boolean)", "both values valid"),
             Map.entry("ClientConfig.Builder#platformReaders(boolean)", "both values valid"),
+            Map.entry("ClientConfig.Builder#callerReads(boolean)", "both values valid"),
             Map.entry("WriterConfig#withAutomaticallyNoteTime(boolean)", "both values valid"),
             Map.entry("WriterConfig#withLargeEvents(boolean)", "both values valid"),
             Map.entry("KeyRange#contains(double)", "a query: any key answers true or false"),

@@ -29,9 +29,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Connection mechanics against scripted servers on loopback. */
+/**
+ * Connection mechanics against scripted servers on loopback, with the default configuration (plain-TCP connections
+ * that awaiting callers may read); {@link StreamReaderConnectionTest} runs the same with a reader thread only.
+ */
 @Timeout(30)
 class ConnectionTest {
+    /** @return the connection configuration every test here uses */
+    ConnectionConfig config() {
+        return ConnectionConfig.DEFAULT;
+    }
+
+    private TcpConnectionFactory factory() {
+        return new TcpConnectionFactory(config());
+    }
+
     /** A fresh deadline for each wait: a static one would expire while the class runs. */
     private static Deadline longWait() {
         return Deadline.after(Duration.ofSeconds(20));
@@ -69,7 +81,7 @@ class ConnectionTest {
     @Test
     void helloIsExchangedAndVersionsNegotiated() throws IOException {
         FakeSegmentStore store = track(new FakeSegmentStore(new Hello(16, 5), (r, p) -> { }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        Connection c = track(factory().connect(store.endpoint(), longWait()));
         assertThat(c.isOpen()).isTrue();
         assertThat(c.negotiatedVersion()).isEqualTo(16);
         assertThat(c.endpoint()).isEqualTo(store.endpoint());
@@ -78,7 +90,7 @@ class ConnectionTest {
     @Test
     void incompatibleServerIsRefusedWithAClearError() throws IOException {
         FakeSegmentStore store = track(new FakeSegmentStore(new Hello(4, 3), (r, p) -> { }));
-        assertThatThrownBy(() -> new TcpConnectionFactory().connect(store.endpoint(), longWait()))
+        assertThatThrownBy(() -> factory().connect(store.endpoint(), longWait()))
                 .isInstanceOf(IncompatibleServerException.class)
                 .hasMessageContaining("speaks wire versions 3..4, this client 5..17");
     }
@@ -86,7 +98,7 @@ class ConnectionTest {
     @Test
     void serverThatNeverSaysHelloFailsTheConnectAtTheDeadline() throws IOException {
         FakeSegmentStore store = track(new FakeSegmentStore(null, (r, p) -> { }));
-        assertThatThrownBy(() -> new TcpConnectionFactory().connect(store.endpoint(), Deadline.after(Duration.ofMillis(200))))
+        assertThatThrownBy(() -> factory().connect(store.endpoint(), Deadline.after(Duration.ofMillis(200))))
                 .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("did not answer Hello");
     }
 
@@ -95,14 +107,14 @@ class ConnectionTest {
         // nothing listens on port 1 of the loopback interface (binding it needs privileges no test has); a port
         // freed by a closed test server could be taken by another test in the meantime
         var endpoint = new io.sluice.common.Endpoint("127.0.0.1", 1);
-        assertThatThrownBy(() -> new TcpConnectionFactory().connect(endpoint, longWait()))
+        assertThatThrownBy(() -> factory().connect(endpoint, longWait()))
                 .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("cannot connect to segment store " + endpoint);
     }
 
     @Test
     void multiplexedFlowsEachGetTheirOwnReplies() throws Exception {
         FakeSegmentStore store = answeringStore();
-        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 10_000));
+        ConnectionPool pool = track(new ConnectionPool(factory(), 1, 10_000));
         RawClient raw = new RawClient(pool);
         int callers = 200;
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -135,7 +147,7 @@ class ConnectionTest {
                 }
             }
         }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        Connection c = track(factory().connect(store.endpoint(), longWait()));
         List<Flow> flows = List.of(c.openFlow(), c.openFlow(), c.openFlow());
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -162,7 +174,7 @@ class ConnectionTest {
                 }
             }
         }));
-        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 1000));
+        ConnectionPool pool = track(new ConnectionPool(factory(), 1, 1000));
         RawClient raw = new RawClient(pool);
         Deadline far = Deadline.after(Duration.ofMinutes(10));
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -183,7 +195,7 @@ class ConnectionTest {
     @Test
     void serverThatNeverAnswersHitsTheDeadline() throws IOException {
         FakeSegmentStore store = track(new FakeSegmentStore((r, p) -> { }));
-        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory()));
+        ConnectionPool pool = track(new ConnectionPool(factory()));
         RawClient raw = new RawClient(pool);
         pool.lease(store.endpoint(), longWait()).close(); // connect first: only the reply is late, not the Hello
         assertThatThrownBy(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "s", ""),
@@ -203,7 +215,7 @@ class ConnectionTest {
                 }
             }
         }));
-        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 100));
+        ConnectionPool pool = track(new ConnectionPool(factory(), 1, 100));
         RawClient raw = new RawClient(pool);
         assertThatThrownBy(() -> raw.call(store.endpoint(), id -> new GetStreamSegmentInfo(id, "poison", ""), longWait()))
                 .isInstanceOf(ConnectionFailedException.class)
@@ -217,7 +229,7 @@ class ConnectionTest {
     @Test
     void poolBlocksWhenExhaustedAndResumesOnRelease() throws Exception {
         FakeSegmentStore store = answeringStore();
-        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 2, 1));
+        ConnectionPool pool = track(new ConnectionPool(factory(), 2, 1));
         Lease a = pool.lease(store.endpoint(), longWait());
         Lease b = pool.lease(store.endpoint(), longWait());
         assertThat(pool.connectionCount(store.endpoint())).isEqualTo(2);
@@ -244,7 +256,7 @@ class ConnectionTest {
     @Test
     void leaseOnAFailedConnectionDestroysItOnClose() throws Exception {
         FakeSegmentStore store = answeringStore();
-        ConnectionPool pool = track(new ConnectionPool(new TcpConnectionFactory(), 1, 10));
+        ConnectionPool pool = track(new ConnectionPool(factory(), 1, 10));
         Lease lease = pool.lease(store.endpoint(), longWait());
         lease.invalidate("test says so");
         assertThatThrownBy(() -> lease.await(longWait())).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("test says so");
@@ -260,7 +272,7 @@ class ConnectionTest {
     void deadPeerIsDetectedByKeepAlive() throws Exception {
         // answers Hello, then swallows everything, KeepAlive included
         FakeSegmentStore store = track(new FakeSegmentStore((r, p) -> { }));
-        ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(20), Duration.ofMillis(20));
+        ConnectionConfig fast = config().withKeepAlive(Duration.ofMillis(20), Duration.ofMillis(20));
         Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), longWait()));
         Flow flow = c.openFlow();
         assertThatThrownBy(() -> flow.await(longWait())).isInstanceOf(ConnectionFailedException.class)
@@ -279,7 +291,7 @@ class ConnectionTest {
         }));
         // an interval generous enough that a loaded 2-core CI machine answers within one (200 ms was not: a stall of
         // the test JVM longer than one interval ends the connection, which is what the keep-alive is for)
-        ConnectionConfig fast = ConnectionConfig.DEFAULT.withKeepAlive(Duration.ofMillis(100), Duration.ofSeconds(1));
+        ConnectionConfig fast = config().withKeepAlive(Duration.ofMillis(100), Duration.ofSeconds(1));
         Connection c = track(new TcpConnectionFactory(fast).connect(store.endpoint(), longWait()));
         assertThat(keepAlives.await(20, TimeUnit.SECONDS)).isTrue();
         assertThat(c.isOpen()).isTrue();
@@ -288,7 +300,7 @@ class ConnectionTest {
     @Test
     void sendingOnAClosedConnectionFailsAtOnce() throws Exception {
         FakeSegmentStore store = answeringStore();
-        Connection c = new TcpConnectionFactory().connect(store.endpoint(), longWait());
+        Connection c = factory().connect(store.endpoint(), longWait());
         Flow flow = c.openFlow();
         c.close();
         assertThatThrownBy(() -> flow.send(new KeepAlive())).isInstanceOf(ConnectionFailedException.class);
@@ -324,7 +336,7 @@ class ConnectionTest {
                 received.countDown();
             }
         }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        Connection c = track(factory().connect(store.endpoint(), longWait()));
         java.util.concurrent.atomic.AtomicInteger claimed = new java.util.concurrent.atomic.AtomicInteger();
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int t = 0; t < threads; t++) {
@@ -363,7 +375,7 @@ class ConnectionTest {
                 seen.add(g.segmentName());
             }
         }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        Connection c = track(factory().connect(store.endpoint(), longWait()));
         Connection.Claim claim = claimWhenIdle(c);
         assertThat(c.tryClaim(100)).as("one claim at a time").isNull();
         c.send(new GetStreamSegmentInfo(1, "sent-while-claimed", ""));
@@ -386,7 +398,7 @@ class ConnectionTest {
                 seen.add(g.segmentName());
             }
         }));
-        Connection c = track(new TcpConnectionFactory().connect(store.endpoint(), longWait()));
+        Connection c = track(factory().connect(store.endpoint(), longWait()));
         c.sendNow(new GetStreamSegmentInfo(1, "idle", ""));
         assertThat(seen.poll(20, TimeUnit.SECONDS)).isEqualTo("idle");
         Connection.Claim claim = claimWhenIdle(c);
@@ -416,7 +428,7 @@ class ConnectionTest {
     @Test
     void largeWritesAndClosedConnectionsAreNotClaimed() throws Exception {
         FakeSegmentStore store = answeringStore();
-        Connection c = new TcpConnectionFactory().connect(store.endpoint(), longWait());
+        Connection c = factory().connect(store.endpoint(), longWait());
         assertThat(c.tryClaim(1024 * 1024)).as("a write that may not fit the socket buffer").isNull();
         claimWhenIdle(c).write(out -> FrameCodec.encode(new KeepAlive(), out));
         c.close();
@@ -432,7 +444,7 @@ class ConnectionTest {
     void theReaderIsAVirtualThreadUnlessPlatformReadersAreConfigured() throws Exception {
         FakeSegmentStore store = answeringStore();
         for (boolean platform : new boolean[] {false, true}) {
-            Connection c = track(new TcpConnectionFactory(ConnectionConfig.DEFAULT.withPlatformReaders(platform))
+            Connection c = track(new TcpConnectionFactory(config().withPlatformReaders(platform))
                     .connect(store.endpoint(), longWait()));
             Flow flow = c.openFlow();
             java.util.concurrent.CompletableFuture<Thread> reader = new java.util.concurrent.CompletableFuture<>();

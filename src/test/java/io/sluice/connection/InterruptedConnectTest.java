@@ -31,7 +31,8 @@ class InterruptedConnectTest {
             // a platform thread: its blocking connect ignores the interrupt, queueing the Hello does not
             Thread.currentThread().interrupt();
             try {
-                assertThatThrownBy(() -> new TcpConnectionFactory().connect(endpoint,
+                assertThatThrownBy(() -> new TcpConnectionFactory(ConnectionConfig.DEFAULT.withCallerReads(false))
+                        .connect(endpoint,
                         Deadline.after(Duration.ofSeconds(10))))
                         .isInstanceOf(StreamingInterruptedException.class);
             } finally {
@@ -41,6 +42,33 @@ class InterruptedConnectTest {
                 accepted.setSoTimeout(10_000);
                 InputStream in = accepted.getInputStream();
                 assertThat(in.read()).as("the client closed the socket it could not use").isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
+    void anInterruptedOpenerOfAChannelConnectsNothing() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Endpoint endpoint = new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
+            // a socket channel's connect ends at once on an interrupted thread
+            Thread.currentThread().interrupt();
+            try {
+                assertThatThrownBy(() -> new TcpConnectionFactory(ConnectionConfig.DEFAULT.withCallerReads(true))
+                        .connect(endpoint, Deadline.after(Duration.ofSeconds(10))))
+                        .isInstanceOf(StreamingInterruptedException.class);
+                assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            // connections are accepted in the order they were made: if the interrupted opener had connected, the
+            // first one accepted would be its (and it must then be closed)
+            try (Socket probe = new Socket(endpoint.host(), endpoint.port());
+                 Socket accepted = server.accept()) {
+                if (accepted.getPort() != probe.getLocalPort()) {
+                    accepted.setSoTimeout(10_000);
+                    assertThat(accepted.getInputStream().read()).as("the client closed the socket it could not use")
+                            .isEqualTo(-1);
+                }
             }
         }
     }
