@@ -118,7 +118,12 @@ final class LedReader {
             return false;
         }
         try {
-            done.whenComplete((v, e) -> callerSelector.wakeup()); // completed by the reader or elsewhere: stop
+            Thread me = Thread.currentThread();
+            done.whenComplete((v, e) -> {
+                if (Thread.currentThread() != me) {
+                    callerSelector.wakeup(); // completed by the reader or elsewhere: stop selecting
+                }
+            });
             while (!done.isDone() && sink.isOpen() && !Thread.currentThread().isInterrupted()) {
                 long left = deadline.remainingNanos();
                 if (left <= 0) {
