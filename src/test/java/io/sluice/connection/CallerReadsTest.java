@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class CallerReadsTest {
     private static final String SEGMENT = "scope/stream/0.#epoch.0";
+    private static final ConnectionConfig CALLER_READS = ConnectionConfig.DEFAULT.withCallerReads(true);
 
     /** A request the fake store received, and the client connection to answer it on. */
     private record Received(WireCommand request, FakeSegmentStore.Peer peer) {
@@ -102,7 +103,7 @@ class CallerReadsTest {
 
     @Test
     void theAwaitingCallerReadsRepliesItselfAndTheReaderReadsWhenNoCallerDoes() throws Exception {
-        SocketConnection c = connect(heldStore(), ConnectionConfig.DEFAULT);
+        SocketConnection c = connect(heldStore(), CALLER_READS);
         Flow flow = c.openFlow();
         int onCaller = 0;
         // the reader waits in a selector too, so either may read a reply; the caller, woken by the kernel itself,
@@ -136,7 +137,7 @@ class CallerReadsTest {
 
     @Test
     void aVirtualThreadWaitsForItsReplyAsUsual() throws Exception {
-        SocketConnection c = connect(heldStore(), ConnectionConfig.DEFAULT);
+        SocketConnection c = connect(heldStore(), CALLER_READS);
         AtomicReference<Boolean> led = new AtomicReference<>();
         Thread.ofVirtual().start(() -> led.set(c.lead(new CompletableFuture<>(), longWait()))).join();
         assertThat(led.get()).isFalse();
@@ -144,7 +145,7 @@ class CallerReadsTest {
 
     @Test
     void oneCallerLeadsAtATimeAndStopsWhenWhatItAwaitsCompletesElsewhere() throws Exception {
-        SocketConnection c = connect(heldStore(), ConnectionConfig.DEFAULT);
+        SocketConnection c = connect(heldStore(), CALLER_READS);
         CompletableFuture<Void> first = new CompletableFuture<>();
         AtomicReference<Boolean> led = new AtomicReference<>();
         Thread caller = leadUntil(c, first, longWait(), led);
@@ -159,7 +160,7 @@ class CallerReadsTest {
 
     @Test
     void aCallerWhoseDeadlinePassesGivesTheSocketBack() throws Exception {
-        SocketConnection c = connect(heldStore(), ConnectionConfig.DEFAULT);
+        SocketConnection c = connect(heldStore(), CALLER_READS);
         CompletableFuture<Void> never = new CompletableFuture<>();
         assertThat(c.lead(never, Deadline.after(Duration.ofMillis(100)))).isTrue();
         assertThat(never).isNotDone();
@@ -172,7 +173,7 @@ class CallerReadsTest {
 
     @Test
     void anInterruptedCallerStopsLeadingAndKeepsItsInterrupt() throws Exception {
-        SocketConnection c = connect(heldStore(), ConnectionConfig.DEFAULT);
+        SocketConnection c = connect(heldStore(), CALLER_READS);
         AtomicReference<Boolean> led = new AtomicReference<>();
         AtomicReference<Boolean> interrupted = new AtomicReference<>();
         CompletableFuture<Void> never = new CompletableFuture<>();
@@ -192,7 +193,7 @@ class CallerReadsTest {
 
     @Test
     void aLeadingCallerSeesTheConnectionEnd() throws Exception {
-        SocketConnection c = connect(heldStore(), ConnectionConfig.DEFAULT);
+        SocketConnection c = connect(heldStore(), CALLER_READS);
         Flow flow = c.openFlow();
         flow.send(new GetStreamSegmentInfo(flow.nextRequestId(), SEGMENT, ""));
         Received r = next();
@@ -208,7 +209,7 @@ class CallerReadsTest {
 
     @Test
     void framesSplitAcrossReadsAndLargerThanTheBufferArriveWhole() throws Exception {
-        SocketConnection c = connect(heldStore(), ConnectionConfig.DEFAULT);
+        SocketConnection c = connect(heldStore(), CALLER_READS);
         Flow flow = c.openFlow();
         byte[] data = new byte[300 * 1024];
         for (int i = 0; i < data.length; i++) {
@@ -247,8 +248,9 @@ class CallerReadsTest {
     void connectionsThatCannotBeReadByCallersSayNo() throws Exception {
         SocketConnection streams = connect(heldStore(), ConnectionConfig.DEFAULT.withCallerReads(false));
         assertThat(streams.lead(new CompletableFuture<>(), longWait())).isFalse();
-        assertThat(new TlsConnectionFactory(ConnectionConfig.DEFAULT, new TlsConfig(null, null, true))
+        assertThat(new TlsConnectionFactory(CALLER_READS, new TlsConfig(null, null, true))
                 .channelSockets()).as("TLS runs over a blocking socket").isFalse();
-        assertThat(new TcpConnectionFactory(ConnectionConfig.DEFAULT).channelSockets()).isTrue();
+        assertThat(new TcpConnectionFactory(CALLER_READS).channelSockets()).isTrue();
+        assertThat(new TcpConnectionFactory(ConnectionConfig.DEFAULT).channelSockets()).as("off by default").isFalse();
     }
 }
