@@ -2,6 +2,7 @@ package io.sluice.client;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -620,7 +621,7 @@ final class EventStreamWriterImpl<T> implements EventStreamWriter<T>, SegmentWri
 
         @Override
         public void await() {
-            lead(Deadline.after(Duration.ofDays(365)));
+            lead(Deadline.after(ChronoUnit.FOREVER.getDuration())); // capped far in the future by Deadline
             try {
                 future.get();
             } catch (InterruptedException e) {

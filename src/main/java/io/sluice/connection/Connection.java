@@ -111,6 +111,11 @@ public interface Connection extends AutoCloseable {
         return false;
     }
 
+    /** @return whether {@link #lead} may let a caller read this connection (false: it always returns false) */
+    default boolean callersMayRead() {
+        return false;
+    }
+
     /**
      * Fails the connection: closes the socket and wakes every flow with a retriable failure. Idempotent.
      *

@@ -264,6 +264,11 @@ final class SocketConnection implements Connection {
     }
 
     @Override
+    public boolean callersMayRead() {
+        return led != null;
+    }
+
+    @Override
     public Claim tryClaim(int bytes) {
         if (bytes > MAX_CLAIM_BYTES || ended.get() != null || !writeState.compareAndSet(0, 1)) {
             return null;

@@ -338,8 +338,10 @@ public final class SegmentWriter implements AutoCloseable {
     private void send(Lease on, List<PendingEvent> batch, long last) {
         long requestId = on.nextRequestId();
         Connection connection = on.flow().connection();
-        for (PendingEvent e : batch) {
-            e.sentOn(connection);
+        if (connection.callersMayRead()) { // else no caller would use it: spare a volatile write per event
+            for (PendingEvent e : batch) {
+                e.sentOn(connection);
+            }
         }
         try {
             connection.sendFrames(out -> encodeBlock(out, batch, last, requestId));

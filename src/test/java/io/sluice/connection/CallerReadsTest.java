@@ -85,7 +85,12 @@ class CallerReadsTest {
     /** Starts a platform thread that leads {@code c} until {@code done}, and waits until it holds the socket. */
     private static Thread leadUntil(SocketConnection c, CompletableFuture<?> done, Deadline deadline,
                                     AtomicReference<Boolean> led) {
-        Thread t = Thread.ofPlatform().name("leading-caller").start(() -> led.set(c.lead(done, deadline)));
+        return startLeading(c, () -> led.set(c.lead(done, deadline)));
+    }
+
+    /** Starts {@code caller} (which leads {@code c}) on a platform thread, and waits until it holds the socket. */
+    private static Thread startLeading(SocketConnection c, Runnable caller) {
+        Thread t = Thread.ofPlatform().name("leading-caller").start(caller);
         while (!c.callerLeads() && t.isAlive()) {
             Thread.onSpinWait();
         }
@@ -177,16 +182,14 @@ class CallerReadsTest {
         AtomicReference<Boolean> led = new AtomicReference<>();
         AtomicReference<Boolean> interrupted = new AtomicReference<>();
         CompletableFuture<Void> never = new CompletableFuture<>();
-        Thread caller = Thread.ofPlatform().start(() -> {
+        Thread caller = startLeading(c, () -> {
             led.set(c.lead(never, longWait()));
             interrupted.set(Thread.currentThread().isInterrupted());
         });
-        while (!c.callerLeads() && caller.isAlive()) {
-            Thread.onSpinWait();
-        }
         caller.interrupt();
         caller.join(Duration.ofSeconds(20));
         assertThat(caller.isAlive()).isFalse();
+        assertThat(led.get()).isTrue();
         assertThat(interrupted.get()).isTrue();
         assertThat(c.isOpen()).isTrue();
     }
@@ -248,6 +251,8 @@ class CallerReadsTest {
     void connectionsThatCannotBeReadByCallersSayNo() throws Exception {
         SocketConnection streams = connect(heldStore(), ConnectionConfig.DEFAULT.withCallerReads(false));
         assertThat(streams.lead(new CompletableFuture<>(), longWait())).isFalse();
+        assertThat(streams.callersMayRead()).isFalse();
+        assertThat(connect(heldStore(), CALLER_READS).callersMayRead()).isTrue();
         assertThat(new TlsConnectionFactory(CALLER_READS, new TlsConfig(null, null, true))
                 .channelSockets()).as("TLS runs over a blocking socket").isFalse();
         assertThat(new TcpConnectionFactory(CALLER_READS).channelSockets()).isTrue();

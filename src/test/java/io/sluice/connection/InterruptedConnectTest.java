@@ -24,20 +24,25 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class InterruptedConnectTest {
 
+    /** Connects on an interrupted thread: fails as an interrupt and keeps the interrupt; clears it afterwards. */
+    private static void connectInterrupted(ConnectionConfig config, Endpoint endpoint) {
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> new TcpConnectionFactory(config).connect(endpoint,
+                    Deadline.after(Duration.ofSeconds(10))))
+                    .isInstanceOf(StreamingInterruptedException.class);
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     @Test
     void anInterruptedOpenerClosesTheSocket() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             Endpoint endpoint = new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
             // a platform thread: its blocking connect ignores the interrupt, queueing the Hello does not
-            Thread.currentThread().interrupt();
-            try {
-                assertThatThrownBy(() -> new TcpConnectionFactory(ConnectionConfig.DEFAULT.withCallerReads(false))
-                        .connect(endpoint,
-                        Deadline.after(Duration.ofSeconds(10))))
-                        .isInstanceOf(StreamingInterruptedException.class);
-            } finally {
-                Thread.interrupted();
-            }
+            connectInterrupted(ConnectionConfig.DEFAULT.withCallerReads(false), endpoint);
             try (Socket accepted = server.accept()) {
                 accepted.setSoTimeout(10_000);
                 InputStream in = accepted.getInputStream();
@@ -51,15 +56,7 @@ class InterruptedConnectTest {
         try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             Endpoint endpoint = new Endpoint(server.getInetAddress().getHostAddress(), server.getLocalPort());
             // a socket channel's connect ends at once on an interrupted thread
-            Thread.currentThread().interrupt();
-            try {
-                assertThatThrownBy(() -> new TcpConnectionFactory(ConnectionConfig.DEFAULT.withCallerReads(true))
-                        .connect(endpoint, Deadline.after(Duration.ofSeconds(10))))
-                        .isInstanceOf(StreamingInterruptedException.class);
-                assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
-            } finally {
-                Thread.interrupted();
-            }
+            connectInterrupted(ConnectionConfig.DEFAULT.withCallerReads(true), endpoint);
             // connections are accepted in the order they were made: if the interrupted opener had connected, the
             // first one accepted would be its (and it must then be closed)
             try (Socket probe = new Socket(endpoint.host(), endpoint.port());
