@@ -122,7 +122,7 @@ public final class ClientConfig {
         return platformReaders;
     }
 
-    /** @return whether a thread awaiting a write may read a plain-TCP segment-store connection itself (default false) */
+    /** @return whether a thread awaiting a write may read a plain-TCP segment-store connection itself (default true) */
     public boolean callerReads() {
         return callerReads;
     }
@@ -161,7 +161,7 @@ public final class ClientConfig {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS_PER_SEGMENT_STORE;
         private boolean platformReaders;
-        private boolean callerReads;
+        private boolean callerReads = true;
         private Object meterRegistry;
 
         Builder(String controllerUri) {
@@ -229,8 +229,8 @@ public final class ClientConfig {
         /**
          * Lets a thread that awaits a write ({@code WriteHandle.await}) read the plain-TCP segment-store connection
          * the acknowledgement comes on itself, one caller at a time, instead of being woken by the connection's
-         * reader thread (off by default, see docs/benchmarks.md, issue 19's eighth round). The kernel then wakes the
-         * waiting thread for its reply directly: awaited writes return sooner. Such a connection's reader waits in a
+         * reader thread (on by default). The kernel then wakes the waiting thread for its reply directly: awaited
+         * writes return sooner (docs/benchmarks.md, issue 19's eighth round). Such a connection's reader waits in a
          * selector over a non-blocking channel instead of in a blocking read; TLS connections are read as before.
          *
          * @return this

@@ -18,7 +18,7 @@ import java.util.Objects;
  *     handing the reading virtual thread to a carrier thread: awaited writes return sooner when replies take long
  *     (an fsync, a remote server), at the cost of one OS thread per connection
  * @param callerReads whether a plain-TCP connection lets a platform thread that awaits a reply read the socket
- *     itself ({@link Connection#lead}; off by default): the kernel then wakes that thread for its reply, one thread
+ *     itself ({@link Connection#lead}; on by default): the kernel then wakes that thread for its reply, one thread
  *     wake-up sooner than through the connection's reader. Such a connection's reader waits in a selector over
  *     the socket's non-blocking channel instead of in a blocking read; TLS connections never do this
  */
@@ -26,9 +26,12 @@ public record ConnectionConfig(Duration connectTimeout, Duration keepAliveInitia
                                int socketBufferBytes, int writeQueueCapacity, Duration sendTimeout,
                                boolean platformReaders, boolean callerReads) {
 
-    /** Pravega's defaults: keep-alive after 20 s then every 10 s, 256 KiB socket buffers; virtual-thread readers. */
+    /**
+     * Pravega's defaults: keep-alive after 20 s then every 10 s, 256 KiB socket buffers; awaiting callers read
+     * plain-TCP connections, virtual-thread readers elsewhere.
+     */
     public static final ConnectionConfig DEFAULT = new ConnectionConfig(Duration.ofSeconds(10), Duration.ofSeconds(20),
-            Duration.ofSeconds(10), 256 * 1024, 4096, Duration.ofSeconds(60), false, false);
+            Duration.ofSeconds(10), 256 * 1024, 4096, Duration.ofSeconds(60), false, true);
 
     /** Checks the values. */
     public ConnectionConfig {

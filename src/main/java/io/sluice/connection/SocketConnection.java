@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the <b>reader</b> (a platform thread instead if {@link ConnectionConfig#platformReaders}) decodes frames
  *       (checking each header before it allocates the payload) and routes every reply to its flow's queue, never
- *       blocking on a flow. On a plain-TCP connection with {@link ConnectionConfig#callerReads} it
+ *       blocking on a flow. On a plain-TCP connection with {@link ConnectionConfig#callerReads} (the default) it
  *       waits in a selector over the socket's non-blocking channel, and a platform thread awaiting a reply may
  *       {@link #lead read beside it} until the reply comes ({@link LedReader}); otherwise it blocks in the socket's
  *       read;</li>

@@ -256,6 +256,6 @@ class CallerReadsTest {
         assertThat(new TlsConnectionFactory(CALLER_READS, new TlsConfig(null, null, true))
                 .channelSockets()).as("TLS runs over a blocking socket").isFalse();
         assertThat(new TcpConnectionFactory(CALLER_READS).channelSockets()).isTrue();
-        assertThat(new TcpConnectionFactory(ConnectionConfig.DEFAULT).channelSockets()).as("off by default").isFalse();
+        assertThat(new TcpConnectionFactory(ConnectionConfig.DEFAULT).channelSockets()).as("on by default").isTrue();
     }
 }

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Connection mechanics against scripted servers on loopback, with the default configuration (a reader thread in a
- * blocking read); {@link CallerReadsConnectionTest} runs the same on connections that awaiting callers may read.
+ * Connection mechanics against scripted servers on loopback, with the default configuration (plain-TCP connections
+ * that awaiting callers may read); {@link StreamReaderConnectionTest} runs the same with a reader thread only.
  */
 @Timeout(30)
 class ConnectionTest {
