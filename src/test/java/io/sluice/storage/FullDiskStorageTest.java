@@ -1,6 +1,7 @@
 package io.sluice.storage;
 
 import static io.sluice.storage.StorageContractTest.drain;
+import static io.sluice.storage.StorageContractTest.endOfRecords;
 import static io.sluice.storage.StorageContractTest.strings;
 import static io.sluice.storage.StorageContractTest.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,7 +60,7 @@ class FullDiskStorageTest {
             ServerlessStorage r = open(storage);
             r.append(utf8("acknowledged 1"));
             log = storage.fileWriteLog().logFile(B, K, r.writeLogVersion());
-            goodLength = Files.size(log);
+            goodLength = endOfRecords(storage.writeLog().logReader(B, K, r.writeLogVersion()));
 
             disk.fill();
             Throwable failed = failureOf(r.appendAsync(utf8("x".repeat(1000))));

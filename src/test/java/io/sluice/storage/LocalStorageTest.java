@@ -1,6 +1,7 @@
 package io.sluice.storage;
 
 import static io.sluice.storage.StorageContractTest.drain;
+import static io.sluice.storage.StorageContractTest.endOfRecords;
 import static io.sluice.storage.StorageContractTest.string;
 import static io.sluice.storage.StorageContractTest.strings;
 import static io.sluice.storage.StorageContractTest.utf8;
@@ -10,8 +11,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -39,6 +43,106 @@ class LocalStorageTest {
 
     @TempDir
     Path dir;
+
+    // ---- space ahead ----
+
+    private static long recordsBytes(List<String> messages) {
+        return LogFormat.HEADER_BYTES + messages.stream().mapToLong(m -> LogFormat.recordBytes(utf8(m).length)).sum();
+    }
+
+    @Test
+    void underFsyncAnOpenLogHasZeroedSpaceAfterItsRecordsAndClosedItHasNone() throws IOException {
+        Path file;
+        try (LocalStorage s = LocalStorage.open(dir, Durability.FSYNC)) {
+            s.writeLog().lock(B, K);
+            for (String m : MESSAGES) {
+                s.writeLog().appendMessage(B, K, 0, utf8(m));
+            }
+            file = s.fileWriteLog().logFile(B, K, 0);
+            long end = endOfRecords(s.writeLog().logReader(B, K, 0));
+            assertThat(end).isEqualTo(recordsBytes(MESSAGES));
+            assertThat(Files.size(file)).as("space ahead").isGreaterThan(end);
+            byte[] bytes = Files.readAllBytes(file);
+            assertThat(Arrays.copyOfRange(bytes, (int) end, bytes.length)).containsOnly(0);
+            s.writeLog().unlock(B, K);
+        }
+        assertThat(Files.size(file)).isEqualTo(recordsBytes(MESSAGES));
+    }
+
+    @Test
+    void withoutFsyncTheLogKeepsNoSpaceAhead() throws IOException {
+        try (LocalStorage s = LocalStorage.open(dir, Durability.OS_BUFFERED)) {
+            s.writeLog().lock(B, K);
+            for (String m : MESSAGES) {
+                s.writeLog().appendMessage(B, K, 0, utf8(m));
+            }
+            assertThat(Files.size(s.fileWriteLog().logFile(B, K, 0))).isEqualTo(recordsBytes(MESSAGES));
+            s.writeLog().unlock(B, K);
+        }
+    }
+
+    @Test
+    void theSpaceACrashLeftIsCutOffByRecoveryAndEveryRecordIsKept() throws IOException {
+        Path file = writeMessages(MESSAGES);
+        // what a crash leaves: the records, then the zeroed space the open log had
+        Files.write(file, new byte[FileWriteLog.RESERVE_BYTES], StandardOpenOption.APPEND);
+        long end = recordsBytes(MESSAGES);
+        recoverAndCheck(file, MESSAGES, end, FileWriteLog.RESERVE_BYTES, "zeroed space after the records");
+    }
+
+    /** A disk with room for files of at most {@code maxFileBytes}: a write past that fails, as ENOSPC does. */
+    private record SmallDisk(long maxFileBytes) implements FileOpener {
+        @Override
+        public FileChannel open(Path file, OpenOption... options) throws IOException {
+            return new ForwardingFileChannel(FileChannel.open(file, options)) {
+                private void check(long writeEnd) throws IOException {
+                    if (writeEnd > maxFileBytes) {
+                        throw new IOException(FullDisk.NO_SPACE);
+                    }
+                }
+
+                @Override
+                public int write(ByteBuffer src) throws IOException {
+                    check(file.position() + src.remaining());
+                    return super.write(src);
+                }
+
+                @Override
+                public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+                    long n = 0;
+                    for (int i = offset; i < offset + length; i++) {
+                        n += srcs[i].remaining();
+                    }
+                    check(file.position() + n);
+                    return super.write(srcs, offset, length);
+                }
+
+                @Override
+                public int write(ByteBuffer src, long position) throws IOException {
+                    check(position + src.remaining());
+                    return super.write(src, position);
+                }
+            };
+        }
+    }
+
+    @Test
+    void aDiskWithoutRoomForTheSpaceAheadStillTakesTheRecords() throws IOException {
+        List<String> messages = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            messages.add(i + ":" + "x".repeat(1000));
+        }
+        try (LocalStorage s = LocalStorage.open(dir, Durability.FSYNC, new SmallDisk(64 * 1024))) {
+            s.writeLog().lock(B, K);
+            for (String m : messages) {
+                s.writeLog().appendMessage(B, K, 0, utf8(m));
+            }
+            assertThat(strings(drain(s.writeLog().logReader(B, K, 0)))).isEqualTo(messages);
+            assertThat(Files.size(s.fileWriteLog().logFile(B, K, 0))).as("no space ahead: nothing was left of it")
+                    .isEqualTo(recordsBytes(messages));
+            s.writeLog().unlock(B, K);
+        }
+    }
 
     // ---- torn tails ----
 
@@ -254,8 +358,7 @@ class LocalStorageTest {
             await(forcing);
             try (LogReader reader = s.writeLog().logReader(B, K, 0)) {
                 // written to the file, but not yet forced: neither the ack nor a reader may see it
-                assertThat(Files.size(s.fileWriteLog().logFile(B, K, 0)))
-                        .isEqualTo(LogFormat.HEADER_BYTES + LogFormat.recordBytes(7));
+                assertThat(lengthFieldAt(s.fileWriteLog().logFile(B, K, 0), LogFormat.HEADER_BYTES)).isEqualTo(7);
                 assertThat(done).isNotDone();
                 assertThat(reader.next()).isNull();
                 release.countDown();
@@ -430,11 +533,23 @@ class LocalStorageTest {
             s.writeLog().lock(B, K);
             s.writeLog().appendMessage(B, K, 0, utf8("new"));
             assertThat(s.fileWriteLog().droppedTailBytes()).as(what).isEqualTo(dropped);
-            assertThat(Files.size(file)).as(what).isEqualTo(goodEnd + LogFormat.recordBytes(3));
             List<String> withNew = new ArrayList<>(expected);
             withNew.add("new");
             assertThat(strings(drain(s.writeLog().logReader(B, K, 0)))).as(what).isEqualTo(withNew);
             s.writeLog().unlock(B, K);
+        }
+        // closed, the log keeps no space past its last record
+        assertThat(Files.size(file)).as(what).isEqualTo(goodEnd + LogFormat.recordBytes(3));
+    }
+
+    /** @return the int32 at {@code offset} of a file (a record's length field) */
+    private static int lengthFieldAt(Path file, long offset) throws IOException {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            ByteBuffer b = ByteBuffer.allocate(Integer.BYTES);
+            while (b.hasRemaining() && ch.read(b, offset + b.position()) >= 0) {
+                // read the four bytes
+            }
+            return b.flip().getInt();
         }
     }
 

@@ -667,6 +667,16 @@ abstract class StorageContractTest {
         }
     }
 
+    /** @return where the records a reader can read end: its position after the last one (closes the reader) */
+    static long endOfRecords(LogReader reader) {
+        try (reader) {
+            while (null != reader.next()) {
+                // to the last record
+            }
+            return reader.position();
+        }
+    }
+
     static List<String> strings(List<byte[]> messages) {
         return messages.stream().map(m -> new String(m, UTF_8)).toList();
     }
