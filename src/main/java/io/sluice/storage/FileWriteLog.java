@@ -772,9 +772,9 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
             long at = allocated; // never before end: the file holds at least the records
             try {
                 while (at < target) {
-                    ByteBuffer zeros = ZEROS.duplicate();
-                    zeros.limit((int) Math.min(zeros.capacity(), target - at));
-                    at += channel.write(zeros, at);
+                    int n = (int) Math.min(ZEROS.capacity(), target - at);
+                    FileUtil.writeFully(channel, ZEROS.duplicate().limit(n), at);
+                    at += n;
                 }
                 allocated = target;
             } catch (IOException | RuntimeException e) {

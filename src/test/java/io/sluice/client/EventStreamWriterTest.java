@@ -157,36 +157,43 @@ class EventStreamWriterTest {
     @Test
     void stagesOnAWritesFutureMayBlockWithoutStallingTheWriter() throws Exception {
         createStream(1);
+        int attempts = 0;
         try (EventStreamWriter<String> writer = client.newWriter(STREAM.scope(), STREAM.name(), Serializers.utf8())) {
             CountDownLatch release = new CountDownLatch(1);
-            CompletableFuture<String> stageThread = new CompletableFuture<>();
             Thread test = Thread.currentThread();
-            CompletableFuture<Void> blocked = writer.write("k", "first").toCompletableFuture().thenRun(() -> {
-                stageThread.complete(Thread.currentThread().getName());
-                if (Thread.currentThread() == test) {
-                    // the future completed before thenRun was attached, so the stage runs on this (the caller's)
-                    // thread, as CompletableFuture does: blocking here would block the test itself
-                    return;
+            // a stage attached after its write completed runs at once on this (the attaching) thread, as
+            // CompletableFuture does, and must not block it: write until one is attached while still in flight
+            CompletableFuture<Void> blocked = null;
+            while (blocked == null) {
+                assertThat(attempts).as("a write still in flight when its stage was attached").isLessThan(50);
+                CompletableFuture<Thread> stageThread = new CompletableFuture<>();
+                CompletableFuture<Void> stage = writer.write("k", "first" + attempts++).toCompletableFuture()
+                        .thenRun(() -> {
+                            stageThread.complete(Thread.currentThread());
+                            if (Thread.currentThread() == test) {
+                                return;
+                            }
+                            try {
+                                release.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        });
+                Thread ranOn = stageThread.get(20, TimeUnit.SECONDS);
+                if (ranOn != test) {
+                    assertThat(ranOn.getName()).doesNotStartWith("sluice-reader");
+                    blocked = stage;
                 }
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            assertThat(stageThread.get(20, TimeUnit.SECONDS)).doesNotStartWith("sluice-reader");
-            boolean stageBlocks = !blocked.isDone();
+            }
             // the stage still blocks: acknowledgements of later writes on the same connection arrive regardless
             for (int i = 0; i < 20; i++) {
                 writer.write("k", "next" + i).await(Duration.ofSeconds(20));
             }
-            if (stageBlocks) {
-                assertThat(blocked).isNotDone();
-            }
+            assertThat(blocked).isNotDone();
             release.countDown();
             blocked.get(20, TimeUnit.SECONDS);
         }
-        assertThat(contents().values().iterator().next()).hasSize(21).startsWith("first");
+        assertThat(contents().values().iterator().next()).hasSize(attempts + 20).startsWith("first0");
     }
 
     @Test
