@@ -45,12 +45,28 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
     /**
      * What a writer counts against {@link #maxOutstandingBytes()} for each unacknowledged event besides its bytes:
      * about what it keeps on the heap for it (the event's buffer objects, its pending write and future, its handle;
-     * some 230 bytes for a 100-byte event). So 64 MiB hold some 184,000 events of 100 bytes rather than 620,000,
-     * whose bookkeeping the garbage collector would otherwise copy at every pause while the server catches up: a
-     * 2M-event write ran at 0.57-0.66M events/s with 620,000 allowed and at 0.71-0.77M with about 200,000, on the
-     * 2-core machine of docs/benchmarks.md.
+     * some 230 bytes for a 100-byte event). So the default 16 MiB hold some 46,000 events of 100 bytes rather than
+     * 155,000, whose bookkeeping the garbage collector would otherwise copy at every pause while the server catches
+     * up: with 64 MiB, a 2M-event write ran at 0.57-0.66M events/s with 620,000 allowed and at 0.71-0.77M with about
+     * 200,000, on the 2-core machine of docs/benchmarks.md.
      */
     public static final int EVENT_OVERHEAD_BYTES = 256;
+
+    /**
+     * The least {@link #maxOutstandingBytes()}: 16 MiB, about the largest atomic write ({@link #MAX_BLOCK_BYTES} of
+     * events). A write is never charged more than the whole bound, so even the largest fits in an idle writer.
+     */
+    public static final long MIN_OUTSTANDING_BYTES = 16L * 1024 * 1024;
+
+    /**
+     * The default {@link #maxOutstandingBytes()}: 16 MiB. The writer does not copy its callers' event buffers, so
+     * what it holds for unacknowledged events stays on the heap until the server acknowledges them, and every young
+     * collection in that time copies it: the more a writer may hold, the longer the pauses of a writer faster than
+     * its server. Writing 100,000 events of 10 KiB to the in-memory server on the 2-core machine of
+     * docs/benchmarks.md, 64 MiB cost 380-850 ms of collection pauses and wrote 310-410 MB/s; 16 MiB cost 55-80 ms
+     * and wrote 390-650 MB/s. 16 MiB still covers what a fast server acknowledges in several milliseconds.
+     */
+    public static final long DEFAULT_MAX_OUTSTANDING_BYTES = MIN_OUTSTANDING_BYTES;
 
     /** The default {@link #transactionLease()}. */
     public static final Duration DEFAULT_TRANSACTION_LEASE = Duration.ofSeconds(30);
@@ -59,10 +75,10 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
     public static final int AUTOMATIC_NOTE_TIME_SECONDS = 5;
 
     /**
-     * 64 MiB outstanding, 60 s backpressure timeout, Pravega's retry policy, 1 MiB blocks, 30 s transaction lease,
-     * no automatic noting of time, no large events.
+     * 16 MiB outstanding ({@link #DEFAULT_MAX_OUTSTANDING_BYTES}), 60 s backpressure timeout, Pravega's retry policy,
+     * 1 MiB blocks, 30 s transaction lease, no automatic noting of time, no large events.
      */
-    public static final WriterConfig DEFAULT = new WriterConfig(64L * 1024 * 1024, Duration.ofSeconds(60),
+    public static final WriterConfig DEFAULT = new WriterConfig(DEFAULT_MAX_OUTSTANDING_BYTES, Duration.ofSeconds(60),
             RetryPolicy.PRAVEGA, 1024 * 1024, DEFAULT_TRANSACTION_LEASE, false, false);
 
     /** A configuration with the default transaction lease, without automatic noting of time or large events. */
@@ -78,8 +94,8 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
 
     /** Checks the values. */
     public WriterConfig {
-        if (maxOutstandingBytes < 16L * 1024 * 1024 + 64 || maxOutstandingBytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("maxOutstandingBytes must be between 16 MiB (the largest atomic write) and 2 GiB: "
+        if (maxOutstandingBytes < MIN_OUTSTANDING_BYTES || maxOutstandingBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("maxOutstandingBytes must be between 16 MiB (about the largest atomic write) and 2 GiB: "
                     + maxOutstandingBytes);
         }
         Objects.requireNonNull(backpressureTimeout, "backpressureTimeout");

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Timeout;
 class WriterBackpressureTest {
     private static final ScopedStream STREAM = ScopedStream.of("bp", "events");
     private static final int EVENT = 64 * 1024;
-    private static final long BOUND = 16L * 1024 * 1024 + 64;
+    private static final long BOUND = WriterConfig.MIN_OUTSTANDING_BYTES;
 
     private EmbeddedServer server;
     private SluiceClient client;
