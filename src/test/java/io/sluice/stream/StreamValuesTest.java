@@ -198,6 +198,18 @@ class StreamValuesTest {
     }
 
     @Test
+    void aWritersBoundOnUnacknowledgedBytesIsSixteenMebibytesByDefaultAndAtLeast() {
+        assertThat(WriterConfig.DEFAULT.maxOutstandingBytes()).isEqualTo(16L * 1024 * 1024)
+                .isEqualTo(WriterConfig.DEFAULT_MAX_OUTSTANDING_BYTES);
+        assertThat(WriterConfig.DEFAULT.withMaxOutstandingBytes(WriterConfig.MIN_OUTSTANDING_BYTES).maxOutstandingBytes())
+                .isEqualTo(WriterConfig.MIN_OUTSTANDING_BYTES);
+        assertThatThrownBy(() -> WriterConfig.DEFAULT.withMaxOutstandingBytes(WriterConfig.MIN_OUTSTANDING_BYTES - 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxOutstandingBytes must be between 16 MiB");
+        assertThatThrownBy(() -> WriterConfig.DEFAULT.withMaxOutstandingBytes(Integer.MAX_VALUE + 1L))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 GiB");
+    }
+
+    @Test
     void txnStateFinality() {
         assertThat(TxnState.COMMITTED.isFinal()).isTrue();
         assertThat(TxnState.ABORTED.isFinal()).isTrue();
