@@ -452,21 +452,19 @@ final class FileWriteLog implements WriteLogService, AutoCloseable {
         return versions;
     }
 
-    /** @return whether bytes {@code [from, to)} of the file are all zero */
+    /** @return whether bytes {@code [from, to)} of the file are all zero (as many of them as the file has) */
     private static boolean zeros(FileChannel ch, long from, long to) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(64 * 1024);
-        for (long at = from; at < to; ) {
+        ByteBuffer b = ByteBuffer.allocate(ZEROS.capacity());
+        for (long at = from; at < to; at += b.capacity()) {
             b.clear().limit((int) Math.min(b.capacity(), to - at));
-            int n = ch.read(b, at);
-            if (n < 0) {
+            boolean whole = FileUtil.readFully(ch, b, at);
+            b.flip();
+            if (b.mismatch(ZEROS.duplicate().limit(b.limit())) >= 0) {
+                return false;
+            }
+            if (!whole) {
                 return true;
             }
-            for (int i = 0; i < n; i++) {
-                if (b.get(i) != 0) {
-                    return false;
-                }
-            }
-            at += n;
         }
         return true;
     }

@@ -544,11 +544,9 @@ class LocalStorageTest {
 
     /** @return the int32 at {@code offset} of a file (a record's length field) */
     private static int lengthFieldAt(Path file, long offset) throws IOException {
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+        try (FileChannel ch = FileChannel.open(file)) {
             ByteBuffer b = ByteBuffer.allocate(Integer.BYTES);
-            while (b.hasRemaining() && ch.read(b, offset + b.position()) >= 0) {
-                // read the four bytes
-            }
+            assertThat(FileUtil.readFully(ch, b, offset)).as("the file holds a length field at " + offset).isTrue();
             return b.flip().getInt();
         }
     }
