@@ -63,8 +63,9 @@ public record WriterConfig(long maxOutstandingBytes, Duration backpressureTimeou
      * what it holds for unacknowledged events stays on the heap until the server acknowledges them, and every young
      * collection in that time copies it: the more a writer may hold, the longer the pauses of a writer faster than
      * its server. Writing 100,000 events of 10 KiB to the in-memory server on the 2-core machine of
-     * docs/benchmarks.md, 64 MiB cost 380-850 ms of collection pauses and wrote 310-410 MB/s; 16 MiB cost 55-80 ms
-     * and wrote 390-650 MB/s. 16 MiB still covers what a fast server acknowledges in several milliseconds.
+     * docs/benchmarks.md (issue 19, tenth round), 64 MiB cost 329-700 ms of collection pauses per run and wrote
+     * 364 MB/s (median of 4); 16 MiB cost 115-255 ms and wrote 529 MB/s. 16 MiB still covers what a fast server
+     * acknowledges in several milliseconds.
      */
     public static final long DEFAULT_MAX_OUTSTANDING_BYTES = MIN_OUTSTANDING_BYTES;
 
